@@ -1,0 +1,24 @@
+/**
+ * The prompter interface: how the `resultPrompt` state asks a person what to
+ * do with a result under `result = "ask"` or `"edit"`. The terminal
+ * implementation lives in `src/host`; tests use a scripted one.
+ *
+ * @module
+ */
+
+import type { ToolCall } from "../review/tool_call.ts";
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+
+/** The person's decision about one raw result. */
+export type ResultDecision =
+  | { readonly kind: "deliver" }
+  | { readonly kind: "edit"; readonly content: string }
+  | { readonly kind: "skip" };
+
+/** Asks about results. Gets the raw, uncapped response (the cap is a delivery limit). */
+export interface Prompter {
+  /** `ask`: offers deliver / edit / skip. */
+  ask(call: ToolCall, response: ToolCallResponse, signal: AbortSignal): Promise<ResultDecision>;
+  /** `edit`: opens an editor on the raw response and returns the edited text. */
+  edit(call: ToolCall, response: ToolCallResponse, signal: AbortSignal): Promise<ResultDecision>;
+}

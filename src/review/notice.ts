@@ -1,0 +1,44 @@
+/**
+ * The notice: the one stderr line printed when a cap changed a response.
+ * It is the only sign that the assistant got less than the terminal showed.
+ *
+ * @module
+ */
+
+import { ByteSize } from "../size/byte_size.ts";
+
+/** Which cap fired. */
+export type NoticeCause = "size_threshold" | "batch ceiling" | "client ceiling";
+
+/** The facts of one cut: enough to print the notice and log it. */
+export interface NoticeFact {
+  /** The tool whose response was cut. */
+  readonly tool: string;
+  /** The call id of the cut response. */
+  readonly callId: string;
+  /** UTF-8 bytes of the response before any cut. */
+  readonly originalBytes: number;
+  /** The limit the text was cut to (marker included). */
+  readonly capBytes: number;
+  /** Which cap fired. */
+  readonly cause: NoticeCause;
+}
+
+/**
+ * Formats a notice line (no trailing newline).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatNotice } from "./notice.ts";
+ * assert.equal(
+ *   formatNotice({ tool: "fs_list_files", callId: "c1", originalBytes: 3250586, capBytes: 262144, cause: "size_threshold" }),
+ *   "fs_list_files: sent 256.0 KB of 3.1 MB to the assistant (size_threshold)",
+ * );
+ * ```
+ */
+export function formatNotice(fact: NoticeFact): string {
+  const cap = ByteSize.fromBytes(fact.capBytes).human();
+  const original = ByteSize.fromBytes(fact.originalBytes).human();
+  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${fact.cause})`;
+}

@@ -1,0 +1,39 @@
+/**
+ * A review is what the Host settled on for one call: the response to record
+ * and deliver, and whether the Host replaced the content it was offered
+ * (a user edit, a cap, a synthesized response). A cut review keeps the text
+ * from before any cut, so that a later cut (the batch ceiling) starts from it
+ * again: one marker, naming the original size.
+ *
+ * @module
+ */
+
+import type { ToolCallResponse } from "./tool_call_response.ts";
+
+/** `accepted`: the offered content as is. `replaced`: the Host changed it. */
+export type ReviewStatus = "accepted" | "replaced";
+
+/** What the Host settled on for one call. */
+export interface Review {
+  /** `accepted` when the response is the tool's own, `replaced` otherwise. */
+  readonly status: ReviewStatus;
+  /** The tool name (for notices and thresholds). */
+  readonly tool: string;
+  /** The response to record and deliver. */
+  readonly response: ToolCallResponse;
+  /**
+   * Present once a cap has cut `response.content`: the text before any cut.
+   * Later cuts start from it, and markers name its size.
+   */
+  readonly uncut?: string;
+}
+
+/** The offered response, unchanged. */
+export function acceptedReview(tool: string, response: ToolCallResponse): Review {
+  return { status: "accepted", tool, response };
+}
+
+/** A response the Host wrote itself or changed (edit, synthesized, cut). */
+export function replacedReview(tool: string, response: ToolCallResponse): Review {
+  return { status: "replaced", tool, response };
+}

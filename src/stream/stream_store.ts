@@ -1,0 +1,40 @@
+/**
+ * The store interface every stream backend implements (file, memory, later
+ * Deno KV), and which the contract suite in `stream_store_contract.ts` checks.
+ *
+ * @module
+ */
+
+import type { StreamEvent } from "./events.ts";
+
+/** What loading a conversation found. */
+export interface LoadedStream {
+  /** Every complete event, in append order. */
+  readonly events: readonly StreamEvent[];
+  /** Warnings, e.g. a torn last line that was skipped. */
+  readonly warnings: readonly string[];
+}
+
+/** One conversation's append-only event log. */
+export interface ConversationStream {
+  /** The conversation id. */
+  readonly id: string;
+  /** Where it lives, for people (a path, a KV prefix). */
+  readonly location: string;
+  /** Appends events (not yet durable). Throws `SpillwayError("store_failed")`. */
+  append(events: readonly StreamEvent[]): Promise<void>;
+  /** Makes every appended event durable; resolves only after fsync. */
+  flush(): Promise<void>;
+  /** Reads the events back (complete ones only). */
+  load(): Promise<LoadedStream>;
+  /** Releases file handles. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A place conversations live. */
+export interface StreamStore {
+  /** Opens (creating if needed) the conversation `id`. */
+  open(id: string): Promise<ConversationStream>;
+  /** Lists the conversation ids, oldest first. */
+  list(): Promise<string[]>;
+}
