@@ -12,7 +12,12 @@ import type { ToolCall } from "../review/tool_call.ts";
 export type ConversationMessage =
   | { readonly role: "user"; readonly content: string }
   | { readonly role: "assistant"; readonly text: string; readonly toolCalls: readonly ToolCall[] }
-  | { readonly role: "tool"; readonly id: string; readonly content: string; readonly isError: boolean };
+  | {
+    readonly role: "tool";
+    readonly id: string;
+    readonly content: string;
+    readonly isError: boolean;
+  };
 
 /** A tool as advertised to the model. */
 export interface ToolSpec {

@@ -16,7 +16,11 @@ export type BarrierKind = "record" | "review";
 /** How an execution ended before the Host saw a result. */
 export type ExecutionOutcome =
   /** The tool ran; its raw (uncapped) response is parked on the barrier. */
-  | { readonly kind: "executed"; readonly response: ToolCallResponse; readonly barrier: BarrierKind }
+  | {
+    readonly kind: "executed";
+    readonly response: ToolCallResponse;
+    readonly barrier: BarrierKind;
+  }
   /** The tool source died mid-call (process exit, upstream crash). */
   | { readonly kind: "lost"; readonly reason: string }
   /** The call was cancelled (abort signal, Ctrl-C, timeout). */

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { SizeThreshold } from "../size/size_threshold.ts";
+import { capReview } from "./cap_review.ts";
+import { formatNotice } from "./notice.ts";
+import { acceptedReview } from "./review.ts";
+
+const image = { type: "image", data: "AAAA", mimeType: "image/png" };
+
+Deno.test("capReview() leaves a fitting review, or any review under unlimited, as is", () => {
+  const review = acceptedReview("t", { id: "c1", content: "x".repeat(2000), isError: false });
+  assert.equal(capReview(review, SizeThreshold.parse("2KB")).review, review);
+  assert.equal(capReview(review, SizeThreshold.UNLIMITED).review, review);
+  assert.equal(capReview(review, SizeThreshold.UNLIMITED).notice, undefined);
+});
+
+Deno.test("capReview() cuts to the threshold, drops non-text content and reports the notice", () => {
+  const content = "line\n".repeat(130_000); // 650,000 bytes
+  const review = acceptedReview("fs_list_files", {
+    id: "c1",
+    content,
+    isError: false,
+    nonText: { blocks: [image] },
+  });
+  const { review: capped, notice } = capReview(review, SizeThreshold.DEFAULT);
+  assert.equal(capped.status, "replaced");
+  assert.equal(capped.uncut, content);
+  assert.equal(capped.response.nonText, undefined);
+  assert.ok(capped.response.content.endsWith("\n... [truncated, 634.7 KB → 256.0 KB]"));
+  assert.ok(new TextEncoder().encode(capped.response.content).length <= 262144);
+  assert.ok(notice);
+  assert.equal(
+    formatNotice(notice),
+    "fs_list_files: sent 256.0 KB of 634.7 KB to the assistant (size_threshold)",
+  );
+});
+
+Deno.test("capReview() keeps isError and the call id", () => {
+  const review = acceptedReview("t", { id: "c9", content: "e".repeat(5000), isError: true });
+  const { review: capped } = capReview(review, SizeThreshold.parse("1KB"));
+  assert.equal(capped.response.id, "c9");
+  assert.equal(capped.response.isError, true);
+});
+
+Deno.test("capReview() of a capped review recuts from the uncut text with one marker", () => {
+  const review = acceptedReview("t", { id: "c1", content: "z".repeat(10_000), isError: false });
+  const first = capReview(review, SizeThreshold.parse("4KB")).review;
+  assert.equal(capReview(first, SizeThreshold.parse("4KB")).review, first);
+  const second = capReview(first, SizeThreshold.parse("2KB"));
+  assert.equal(second.review.response.content.split("[truncated").length, 2);
+  assert.ok(second.review.response.content.endsWith("[truncated, 9.7 KB → 2.0 KB]"));
+});
