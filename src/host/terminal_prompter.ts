@@ -1,0 +1,149 @@
+/**
+ * The terminal prompter: `result = "ask"` offers deliver / edit / skip on the
+ * terminal, `result = "edit"` opens `$EDITOR` on the raw response. Prompts
+ * are asked one at a time even when calls of a phase finish together.
+ *
+ * @module
+ */
+
+import { ByteSize } from "../size/byte_size.ts";
+import { utf8Length } from "../size/cap_text.ts";
+import type { Prompter, ResultDecision } from "../machines/prompter.ts";
+import type { ToolCall } from "../review/tool_call.ts";
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import type { TerminalIo } from "./terminal_io.ts";
+
+/** Reads one line of the person's answer (without the newline); `null` at end of input. */
+export type LineReader = (signal: AbortSignal) => Promise<string | null>;
+
+/** Options of {@linkcode TerminalPrompter}. */
+export interface TerminalPrompterOptions {
+  /** Where prompts are written. */
+  readonly io: TerminalIo;
+  /** Reads answers; defaults to reading lines from standard input. */
+  readonly readLine?: LineReader;
+  /** The editor argv; defaults to `$VISUAL`, then `$EDITOR`, then `vi`. */
+  readonly editor?: readonly string[];
+  /** Where edit files are written; defaults to the system temp directory. */
+  readonly tempDir?: string;
+}
+
+/** Asks a person at the terminal. */
+export class TerminalPrompter implements Prompter {
+  readonly #io: TerminalIo;
+  readonly #readLine: LineReader;
+  readonly #editor: readonly string[];
+  readonly #tempDir: string | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: TerminalPrompterOptions) {
+    this.#io = options.io;
+    this.#readLine = options.readLine ?? stdinLineReader();
+    this.#editor = options.editor ?? defaultEditor();
+    this.#tempDir = options.tempDir;
+  }
+
+  ask(call: ToolCall, response: ToolCallResponse, signal: AbortSignal): Promise<ResultDecision> {
+    return this.#oneAtATime(async () => {
+      const size = ByteSize.fromBytes(utf8Length(response.content)).human();
+      for (;;) {
+        this.#io.err(
+          `${call.name} (${call.id}) returned ${size}${response.isError ? " (error)" : ""}. ` +
+            `[d]eliver, [e]dit, [s]kip? `,
+        );
+        const answer = await this.#readLine(signal);
+        if (answer === null) return { kind: "skip" };
+        switch (answer.trim().toLowerCase()) {
+          case "":
+          case "d":
+          case "deliver":
+            return { kind: "deliver" };
+          case "s":
+          case "skip":
+            return { kind: "skip" };
+          case "e":
+          case "edit":
+            return await this.#openEditor(call, response, signal);
+          default:
+            this.#io.err(`please answer d, e or s\n`);
+        }
+      }
+    });
+  }
+
+  edit(call: ToolCall, response: ToolCallResponse, signal: AbortSignal): Promise<ResultDecision> {
+    return this.#oneAtATime(() => this.#openEditor(call, response, signal));
+  }
+
+  async #openEditor(
+    call: ToolCall,
+    response: ToolCallResponse,
+    signal: AbortSignal,
+  ): Promise<ResultDecision> {
+    const path = await Deno.makeTempFile({
+      ...(this.#tempDir === undefined ? {} : { dir: this.#tempDir }),
+      prefix: `spillway-${call.name}-`,
+      suffix: ".txt",
+    });
+    try {
+      await Deno.writeTextFile(path, response.content);
+      const [program, ...args] = this.#editor;
+      if (program === undefined) throw new TypeError("no editor configured");
+      const status = await new Deno.Command(program, {
+        args: [...args, path],
+        stdin: "inherit",
+        stdout: "inherit",
+        stderr: "inherit",
+        signal,
+      }).output();
+      if (!status.success) {
+        this.#io.err(
+          `${program} exited with code ${status.code}: delivering the result unedited\n`,
+        );
+        return { kind: "deliver" };
+      }
+      const edited = await Deno.readTextFile(path);
+      return edited === response.content ? { kind: "deliver" } : { kind: "edit", content: edited };
+    } finally {
+      await Deno.remove(path).catch(() => {});
+    }
+  }
+
+  #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+}
+
+function defaultEditor(): string[] {
+  const editor = Deno.env.get("VISUAL") ?? Deno.env.get("EDITOR") ?? "vi";
+  // $EDITOR may carry flags ("code --wait"); split on spaces, no shell.
+  return editor.split(/\s+/).filter((part) => part !== "");
+}
+
+/** Reads lines from standard input, shared by every prompt of the process. */
+function stdinLineReader(): LineReader {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return async (signal) => {
+    reader ??= Deno.stdin.readable.getReader();
+    for (;;) {
+      const newline = buffered.indexOf("\n");
+      if (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        return line;
+      }
+      signal.throwIfAborted();
+      const { value, done } = await reader.read();
+      if (done) {
+        const rest = buffered;
+        buffered = "";
+        return rest === "" ? null : rest;
+      }
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+}

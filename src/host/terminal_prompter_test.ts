@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { CapturedTerminalIo } from "./terminal_io.ts";
+import { TerminalPrompter } from "./terminal_prompter.ts";
+
+const call = { id: "call_1", name: "cargo_test", arguments: {} };
+const response = { id: "call_1", content: "x".repeat(3000), isError: false };
+const signal = new AbortController().signal;
+
+function answers(...lines: (string | null)[]) {
+  return () => Promise.resolve(lines.length > 0 ? lines.shift() ?? null : null);
+}
+
+Deno.test("TerminalPrompter.ask() offers deliver, edit and skip, and re-asks on nonsense", async () => {
+  const io = new CapturedTerminalIo();
+  const prompter = new TerminalPrompter({ io, readLine: answers("what", "s") });
+  assert.deepEqual(await prompter.ask(call, response, signal), { kind: "skip" });
+  assert.equal(
+    io.stderr,
+    "cargo_test (call_1) returned 2.9 KB. [d]eliver, [e]dit, [s]kip? please answer d, e or s\n" +
+      "cargo_test (call_1) returned 2.9 KB. [d]eliver, [e]dit, [s]kip? ",
+  );
+  const deliver = new TerminalPrompter({ io, readLine: answers("") });
+  assert.deepEqual(await deliver.ask(call, response, signal), { kind: "deliver" });
+  const eof = new TerminalPrompter({ io, readLine: answers(null) });
+  assert.deepEqual(await eof.ask(call, response, signal), { kind: "skip" });
+});
+
+Deno.test("TerminalPrompter.edit() returns what the editor left in the file", async () => {
+  const io = new CapturedTerminalIo();
+  const script = `await Deno.writeTextFile(Deno.args[0], "edited by the user");`;
+  const prompter = new TerminalPrompter({
+    io,
+    editor: [Deno.execPath(), "eval", script],
+  });
+  // `deno eval` passes the file path after the script as Deno.args[0].
+  assert.deepEqual(await prompter.edit(call, response, signal), {
+    kind: "edit",
+    content: "edited by the user",
+  });
+  const untouched = new TerminalPrompter({ io, editor: [Deno.execPath(), "eval", "0"] });
+  assert.deepEqual(await untouched.edit(call, response, signal), { kind: "deliver" });
+});
