@@ -1,0 +1,85 @@
+/**
+ * One tool call against its source, as the execution service sees it: the
+ * outcome that parks (executed, lost, cancelled, failed) plus the validated
+ * MCP result kept for a `deliver`; and the result a caller finally receives
+ * for each kind of acknowledgement.
+ *
+ * @module
+ */
+
+import { reasonText } from "./_abort.ts";
+import type { ResolvedRoute } from "./_tool_routes.ts";
+import type { Acknowledgement } from "./executor.ts";
+import type { ParkedOutcome } from "./parked_call.ts";
+import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
+import { toToolCallResponse } from "./to_tool_call_response.ts";
+import { ToolLostError } from "./tool_source.ts";
+
+/** How a source call ended, and the tool's own result when it ran. */
+export interface SourceCallEnd {
+  readonly outcome: ParkedOutcome;
+  /** The validated MCP result, present exactly when `outcome.kind` is `executed`. */
+  readonly result?: CallToolResult;
+}
+
+/** An `isError` text result. */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * Runs `route` with `args`. Never rejects: an abort (checked first, so a
+ * cancelled call is `cancelled` whatever the source did next), a
+ * {@linkcode ToolLostError}, any other exception and a result that is not a
+ * valid MCP `CallToolResult` each become an outcome.
+ */
+export async function runSourceCall(
+  route: ResolvedRoute,
+  callId: string,
+  args: Readonly<Record<string, unknown>>,
+  signal: AbortSignal,
+): Promise<SourceCallEnd> {
+  const cancelled = (): SourceCallEnd => ({
+    outcome: { kind: "cancelled", reason: reasonText(signal.reason) },
+  });
+  const { source, sourceTool } = route;
+  try {
+    if (signal.aborted) return cancelled();
+    const raw = await source.call(sourceTool, args, { signal });
+    if (signal.aborted) return cancelled();
+    // Validated here, not at delivery: a malformed result must park as a
+    // failure the Host records, not surprise the caller after the commit.
+    const parsed = CallToolResultSchema.safeParse(raw);
+    if (!parsed.success) {
+      const reason = `${source.name} returned a malformed result for \`${sourceTool}\`: ` +
+        parsed.error.message;
+      return { outcome: { kind: "failed", reason } };
+    }
+    return {
+      outcome: { kind: "executed", response: toToolCallResponse(callId, raw) },
+      result: parsed.data,
+    };
+  } catch (error) {
+    if (signal.aborted) return cancelled();
+    if (error instanceof ToolLostError) return { outcome: { kind: "lost", reason: error.message } };
+    return { outcome: { kind: "failed", reason: `${source.name}: ${reasonText(error)}` } };
+  }
+}
+
+/**
+ * What the caller receives for `ack`: `deliver` → the tool's own result
+ * (non-text content included), or for a call that did not execute an error
+ * with its reason; `replace` → exactly `ack.content` as one text block;
+ * `fail` → an error with `ack.message`.
+ */
+export function deliveryFor(end: SourceCallEnd, ack: Acknowledgement): CallToolResult {
+  switch (ack.kind) {
+    case "deliver":
+      if (end.result !== undefined) return end.result;
+      return errorResult(end.outcome.kind === "executed" ? "" : end.outcome.reason);
+    case "replace":
+      return { content: [{ type: "text", text: ack.content }], isError: ack.isError };
+    case "fail":
+      return errorResult(ack.message);
+  }
+}

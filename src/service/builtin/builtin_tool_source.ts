@@ -1,0 +1,107 @@
+/**
+ * The `builtin` tool source: TypeScript functions registered in code. Each
+ * runs in-process with the source's working directory and the call's abort
+ * signal; a thrown error becomes an `isError` result (tool failure is data),
+ * and an aborted call rejects promptly even when the tool ignores its signal.
+ *
+ * @module
+ */
+
+import { raceAbort, reasonText } from "../_abort.ts";
+import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
+import type { BuiltinTool } from "./builtin_tool.ts";
+import { BUILTIN_TOOLS } from "./builtin_tools.ts";
+import { errorResult } from "./_confine.ts";
+
+/** Options of {@linkcode BuiltinToolSource}. */
+export interface BuiltinToolSourceOptions {
+  /** The working directory the tools are confined to. */
+  readonly cwd: string;
+  /** The tools to register at construction. Defaults to {@linkcode BUILTIN_TOOLS}. */
+  readonly tools?: readonly BuiltinTool[];
+}
+
+/**
+ * Runs builtin tools.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BuiltinToolSource } from "./builtin_tool_source.ts";
+ * const source = new BuiltinToolSource({ cwd: ".", tools: [] });
+ * source.register({
+ *   name: "echo",
+ *   description: "Echo the text back.",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } } },
+ *   run: (args) => Promise.resolve(String(args.text)),
+ * });
+ * const result = await source.call("echo", { text: "hi" }, { signal: new AbortController().signal });
+ * assert.deepEqual(result, { content: [{ type: "text", text: "hi" }] });
+ * ```
+ */
+export class BuiltinToolSource implements ToolSource {
+  /** Always `"builtin"`. */
+  readonly name = "builtin";
+  readonly #cwd: string;
+  readonly #tools = new Map<string, BuiltinTool>();
+
+  /**
+   * Creates the source and registers `options.tools`.
+   *
+   * @param options the working directory and the tools (default: the shipped ones)
+   */
+  constructor(options: BuiltinToolSourceOptions) {
+    this.#cwd = options.cwd;
+    for (const tool of options.tools ?? BUILTIN_TOOLS) this.register(tool);
+  }
+
+  /**
+   * Adds a tool. Register before the execution service starts: the service
+   * lists tools once.
+   *
+   * @throws {TypeError} when a tool of that name is already registered
+   */
+  register(tool: BuiltinTool): this {
+    if (this.#tools.has(tool.name)) {
+      throw new TypeError(`builtin tool \`${tool.name}\` is already registered`);
+    }
+    this.#tools.set(tool.name, tool);
+    return this;
+  }
+
+  /** The registered tools' definitions, in registration order. */
+  list(): Promise<readonly ToolDefinition[]> {
+    return Promise.resolve(
+      [...this.#tools.values()].map(({ name, description, inputSchema }) => ({
+        name,
+        description,
+        inputSchema,
+      })),
+    );
+  }
+
+  /** Runs one tool; see {@linkcode ToolSource.call}. */
+  async call(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    options: ToolCallOptions,
+  ): Promise<ToolResult> {
+    const { signal } = options;
+    signal.throwIfAborted();
+    const found = this.#tools.get(tool);
+    if (found === undefined) return errorResult(`unknown builtin tool \`${tool}\``);
+    let output: string | ToolResult;
+    try {
+      output = await raceAbort(found.run(args, { signal, cwd: this.#cwd }), signal);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      return errorResult(`${tool}: ${reasonText(error)}`);
+    }
+    return typeof output === "string" ? { content: [{ type: "text", text: output }] } : output;
+  }
+
+  /** Nothing to release: builtin tools hold no processes. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * The in-process MCP execution service (DESIGN §8). It exports the tools of
+ * its sources over MCP, runs each `tools/call`, and parks the outcome on the
+ * call's barrier (Record or Review) until the Host acknowledges it; only then
+ * does the caller get a result, and it is the one the Host decided: the
+ * tool's own (`deliver`), the recorded replacement (`replace`), or an error
+ * (`fail`). The service never decides a cap.
+ *
+ * One McpServer serves one connection (the SDK binds a server to one
+ * transport), so the service makes a server per connection: the runtime's
+ * executor, each `spillway serve` client. All share the tool table and the
+ * parked calls.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { deliveryFor, errorResult, runSourceCall, type SourceCallEnd } from "./_source_call.ts";
+import { type ResolvedRoute, resolveToolRoutes, type ToolRoute } from "./_tool_routes.ts";
+import type { Acknowledgement, BarrierKind } from "./executor.ts";
+import type { ParkedCall } from "./parked_call.ts";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  McpServer,
+  type Tool,
+  type Transport,
+} from "./sdk.ts";
+import type { ToolDefinition, ToolSource } from "./tool_source.ts";
+
+export type { ToolRoute } from "./_tool_routes.ts";
+
+/** The `_meta` key of a `tools/call` request that carries spillway's call id. */
+export const CALL_ID_META_KEY = "spillway/callId";
+
+/** Options of {@linkcode ExecutionService}. */
+export interface ExecutionServiceOptions {
+  /** The tool sources; their names must be unique. */
+  readonly sources: readonly ToolSource[];
+  /**
+   * Exported name → source tool, for renames. Tools without an entry are
+   * exported under their own name; a renamed tool only under its new name.
+   * Default: no renames.
+   */
+  readonly toolNames?: Readonly<Record<string, ToolRoute>>;
+  /** Which barrier a call of this (exported) tool parks on. The Host decides. */
+  readonly barrierFor: (tool: string) => BarrierKind;
+  /** Time source for `startedAt`/`parkedAt`. Default: `Date`. */
+  readonly clock?: { now(): number };
+  /** The MCP server identity. Default: `{ name: "spillway", version: "0.1.0" }`. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * Test hook: rewrites the result a caller is about to receive. Exists only
+   * so tests can prove that the executor catches a delivery mismatch.
+   * Default: none.
+   */
+  readonly alterDelivery?: (callId: string, result: CallToolResult) => CallToolResult;
+}
+
+/** A call known to the service, from arrival until acknowledgement. */
+interface Call {
+  readonly controller: AbortController;
+  readonly ack: PromiseWithResolvers<Acknowledgement>;
+  parked?: ParkedCall;
+}
+
+const log = getLogger(["spillway", "service"]);
+
+/**
+ * Parks every executed call on its barrier until the Host acknowledges it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ExecutionService } from "./execution_service.ts";
+ * import { BuiltinToolSource } from "./builtin/builtin_tool_source.ts";
+ * const service = new ExecutionService({
+ *   sources: [new BuiltinToolSource({ cwd: "." })],
+ *   barrierFor: () => "record",
+ * });
+ * await service.start();
+ * assert.ok(service.has("fs_read_file"));
+ * await service.close();
+ * ```
+ */
+export class ExecutionService {
+  readonly #options: ExecutionServiceOptions;
+  readonly #clock: { now(): number };
+  readonly #calls = new Map<string, Call>();
+  readonly #waiters = new Map<string, PromiseWithResolvers<ParkedCall>[]>();
+  readonly #pendingCancels = new Map<string, string>();
+  readonly #listeners = new Set<(call: ParkedCall) => void>();
+  readonly #servers = new Set<McpServer>();
+  readonly #handlers = new Set<Promise<unknown>>();
+  #routes = new Map<string, ResolvedRoute>();
+  #tools: Tool[] = [];
+  #state: "new" | "starting" | "started" | "closed" = "new";
+  #closing: Promise<void> | undefined;
+  #nextExternal = 0;
+
+  /**
+   * Creates a service; nothing runs until {@linkcode start}.
+   *
+   * @param options sources, renames, barrier policy; see {@linkcode ExecutionServiceOptions}
+   */
+  constructor(options: ExecutionServiceOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date;
+  }
+
+  /**
+   * Lists every source's tools and builds the exported tool table.
+   *
+   * @throws {TypeError} when called twice, on duplicate or unknown names (see `toolNames`)
+   * @throws whatever a source's `list()` throws
+   */
+  async start(): Promise<void> {
+    if (this.#state !== "new") throw new TypeError("ExecutionService.start() was already called");
+    this.#state = "starting";
+    const listed = await Promise.all(
+      this.#options.sources.map(async (source) => [source, await source.list()] as const),
+    );
+    this.#routes = resolveToolRoutes(listed, this.#options.toolNames ?? {});
+    this.#tools = [...this.#routes.values()].map(({ definition }) => ({
+      name: definition.name,
+      description: definition.description,
+      // MCP requires an object schema; sources may omit the `type`.
+      inputSchema: { type: "object", ...definition.inputSchema } as Tool["inputSchema"],
+    }));
+    if (this.#state === "starting") this.#state = "started";
+  }
+
+  /** Whether a tool of that exported name exists. */
+  has(tool: string): boolean {
+    return this.#routes.has(tool);
+  }
+
+  /** The exported tools (after renames), as callers see them. */
+  list(): readonly ToolDefinition[] {
+    return [...this.#routes.values()].map(({ definition }) => definition);
+  }
+
+  /** The calls currently parked, waiting for their acknowledgement. */
+  parked(): readonly ParkedCall[] {
+    return [...this.#calls.values()].flatMap((call) => call.parked ?? []);
+  }
+
+  /**
+   * A new MCP server for one connection, serving this service's tools. The
+   * service closes it in {@linkcode close}.
+   *
+   * @throws {TypeError} before {@linkcode start} or after {@linkcode close}
+   */
+  createServer(): McpServer {
+    if (this.#state !== "started") {
+      throw new TypeError(`cannot serve a ${this.#state} ExecutionService: start() it first`);
+    }
+    const info = this.#options.serverInfo ?? { name: "spillway", version: "0.1.0" };
+    const server = new McpServer({ name: info.name, version: info.version });
+    // Low-level handlers: sources hand us JSON Schemas, not zod shapes.
+    server.server.registerCapabilities({ tools: {} });
+    server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#tools }));
+    server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const handled = this.#callTool(request, extra.signal);
+      this.#handlers.add(handled);
+      const forget = () => this.#handlers.delete(handled);
+      handled.then(forget, forget);
+      return handled;
+    });
+    server.server.onclose = () => this.#servers.delete(server);
+    this.#servers.add(server);
+    return server;
+  }
+
+  /** Serves this service's tools on `transport` (a new server per connection). */
+  async connect(transport: Transport): Promise<McpServer> {
+    const server = this.createServer();
+    await server.connect(transport);
+    return server;
+  }
+
+  /** Calls `listener` with every call as it parks. Returns the unsubscribe function. */
+  onParked(listener: (call: ParkedCall) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Resolves when call `callId` is parked (immediately if it already is).
+   * May be called before the call reaches the service. Rejects with a
+   * `TypeError` if {@linkcode forget} or {@linkcode close} gives up on it.
+   */
+  waitParked(callId: string): Promise<ParkedCall> {
+    const parked = this.#calls.get(callId)?.parked;
+    if (parked !== undefined) return Promise.resolve(parked);
+    const waiter = Promise.withResolvers<ParkedCall>();
+    const waiters = this.#waiters.get(callId);
+    if (waiters === undefined) this.#waiters.set(callId, [waiter]);
+    else waiters.push(waiter);
+    return waiter.promise;
+  }
+
+  /**
+   * Gives up on a call that never reached the service (the caller's request
+   * failed before it arrived): drops its pending cancellation and rejects its
+   * {@linkcode waitParked} promises. A call that did arrive is not affected.
+   */
+  forget(callId: string): void {
+    this.#pendingCancels.delete(callId);
+    this.#rejectWaiters(callId, new TypeError(`call \`${callId}\` never reached the service`));
+  }
+
+  /**
+   * Cancels call `callId`: its source call is aborted and the call parks as
+   * `cancelled` (the Host then records and releases it like any other). If
+   * the call has not reached the service yet, it is cancelled on arrival.
+   *
+   * @returns `false` when the call is already parked (nothing to cancel)
+   */
+  cancel(callId: string, reason = "cancelled"): boolean {
+    const call = this.#calls.get(callId);
+    if (call === undefined) {
+      this.#pendingCancels.set(callId, reason);
+      return true;
+    }
+    if (call.parked !== undefined) return false;
+    call.controller.abort(reason);
+    return true;
+  }
+
+  /**
+   * Releases parked call `callId` with the Host's decision: `deliver` hands
+   * over the tool's own result (non-text blocks and `structuredContent`
+   * included), `replace` exactly `ack.content` (non-text dropped), `fail` an
+   * error with `ack.message`.
+   *
+   * @throws {TypeError} when no call of that id is parked
+   */
+  acknowledge(callId: string, ack: Acknowledgement): void {
+    const call = this.#calls.get(callId);
+    if (call?.parked === undefined) throw new TypeError(`call \`${callId}\` is not parked`);
+    this.#calls.delete(callId);
+    call.ack.resolve(ack);
+  }
+
+  /**
+   * Closes the service: cancels running calls, fails parked ones with
+   * "runtime closed" (no caller hangs), closes the sources, then the servers.
+   * Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    this.#state = "closed";
+    for (const [callId, call] of this.#calls) {
+      if (call.parked === undefined) call.controller.abort("runtime closed");
+      else this.acknowledge(callId, { kind: "fail", message: "runtime closed" });
+    }
+    this.#pendingCancels.clear();
+    // Waiters of running calls resolve when those park (as cancelled); the
+    // others wait for calls that will never come.
+    for (const callId of [...this.#waiters.keys()]) {
+      if (!this.#calls.has(callId)) {
+        this.#rejectWaiters(callId, new TypeError(`call \`${callId}\` ended: runtime closed`));
+      }
+    }
+    await Promise.allSettled(this.#options.sources.map((source) => source.close()));
+    await Promise.allSettled(this.#handlers);
+    // The SDK sends a handler's response a few promise hops after the handler
+    // settles; one macrotask turn lets those "runtime closed" replies out
+    // before the transports close under them.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await Promise.allSettled([...this.#servers].map((server) => server.close()));
+  }
+
+  async #callTool(request: CallToolRequest, clientSignal: AbortSignal): Promise<CallToolResult> {
+    const { name } = request.params;
+    if (this.#state === "closed") return errorResult("runtime closed");
+    const route = this.#routes.get(name);
+    if (route === undefined) return errorResult(`unknown tool \`${name}\``);
+    const metaId = request.params._meta?.[CALL_ID_META_KEY];
+    const external = typeof metaId !== "string" || metaId === "";
+    const callId = external ? this.#externalId() : metaId;
+    if (this.#calls.has(callId)) return errorResult(`call id \`${callId}\` is already in flight`);
+    const args = request.params.arguments ?? {};
+    // Decided on arrival, before anything is registered: a throwing policy
+    // fails this request alone.
+    const barrier = this.#options.barrierFor(name);
+    const startedAt = this.#clock.now();
+    const call: Call = {
+      controller: new AbortController(),
+      ack: Promise.withResolvers<Acknowledgement>(),
+    };
+    this.#calls.set(callId, call);
+    const onClientAbort = () =>
+      call.controller.abort(clientSignal.reason ?? "cancelled by the caller");
+    clientSignal.addEventListener("abort", onClientAbort, { once: true });
+    if (clientSignal.aborted) onClientAbort();
+    const pending = this.#pendingCancels.get(callId);
+    if (pending !== undefined) {
+      this.#pendingCancels.delete(callId);
+      call.controller.abort(pending);
+    }
+    let end: SourceCallEnd;
+    try {
+      end = await runSourceCall(route, callId, args, call.controller.signal);
+    } finally {
+      clientSignal.removeEventListener("abort", onClientAbort);
+    }
+    this.#park(callId, call, {
+      callId,
+      tool: name,
+      arguments: args,
+      external,
+      barrier,
+      outcome: end.outcome,
+      startedAt,
+      parkedAt: this.#clock.now(),
+    });
+    const result = deliveryFor(end, await call.ack.promise);
+    return this.#options.alterDelivery?.(callId, result) ?? result;
+  }
+
+  #park(callId: string, call: Call, parked: ParkedCall): void {
+    call.parked = parked;
+    for (const listener of this.#listeners) {
+      try {
+        listener(parked);
+      } catch (error) {
+        log.error("an onParked listener threw for {callId}: {error}", { callId, error });
+      }
+    }
+    const waiters = this.#waiters.get(callId);
+    this.#waiters.delete(callId);
+    for (const waiter of waiters ?? []) waiter.resolve(parked);
+    // A call that parks while the service closes must not wait for a Host that is gone.
+    if (this.#state === "closed" && this.#calls.get(callId) === call) {
+      this.acknowledge(callId, { kind: "fail", message: "runtime closed" });
+    }
+  }
+
+  #rejectWaiters(callId: string, error: TypeError): void {
+    const waiters = this.#waiters.get(callId);
+    this.#waiters.delete(callId);
+    for (const waiter of waiters ?? []) waiter.reject(error);
+  }
+
+  #externalId(): string {
+    let id: string;
+    do id = `ext_${++this.#nextExternal}`; while (this.#calls.has(id));
+    return id;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * A call parked on its barrier: what the execution service hands to the Host
+ * once a tool call has ended (executed, lost, cancelled or failed), while the
+ * caller still waits for the Host's acknowledgement.
+ *
+ * @module
+ */
+
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import type { BarrierKind } from "./executor.ts";
+
+/** How the call ended inside the service. */
+export type ParkedOutcome =
+  /** The tool ran; `response` is its raw, uncapped result. */
+  | { readonly kind: "executed"; readonly response: ToolCallResponse }
+  /** The tool source died mid-call, the call was cancelled, or the tool could not run. */
+  | { readonly kind: "lost" | "cancelled" | "failed"; readonly reason: string };
+
+/** One call waiting on its barrier for {@linkcode ExecutionService.acknowledge}. */
+export interface ParkedCall {
+  /** The caller's `spillway/callId`, or `ext_<n>` for a caller that sent none. */
+  readonly callId: string;
+  /** The tool's exported name (as the caller asked for it). */
+  readonly tool: string;
+  /** The arguments the caller sent. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Whether the service generated the call id (a caller without `spillway/callId`). */
+  readonly external: boolean;
+  /** The barrier the call is parked on, from the service's `barrierFor`. */
+  readonly barrier: BarrierKind;
+  /** How the call ended. */
+  readonly outcome: ParkedOutcome;
+  /** When the call reached the service (the service clock, ms). */
+  readonly startedAt: number;
+  /** When the call was parked (the service clock, ms). */
+  readonly parkedAt: number;
+}

@@ -1,0 +1,92 @@
+/**
+ * The interface every tool source behind the execution service implements:
+ * builtin TypeScript functions, local argv commands and upstream MCP servers.
+ * The service lists a source's tools once at start and routes `tools/call`
+ * requests to it; the source only runs tools, it never parks or caps.
+ *
+ * @module
+ */
+
+/** One tool as a source advertises it. */
+export interface ToolDefinition {
+  /** The tool's name inside its source (before any rename by the config). */
+  readonly name: string;
+  /** A human/assistant-readable description. */
+  readonly description: string;
+  /** The JSON Schema object of the tool's arguments (`{ type: "object", … }`). */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What a tool returned, in MCP terms. A tool failure is a result with
+ * `isError: true`, never an exception.
+ */
+export interface ToolResult {
+  /** MCP content blocks (`{ type: "text", text }`, `{ type: "image", … }`, …). */
+  readonly content: readonly Readonly<Record<string, unknown>>[];
+  /** The MCP result's `structuredContent`, when the tool produced one. */
+  readonly structuredContent?: Readonly<Record<string, unknown>> | undefined;
+  /** Whether the tool reports a failure. Defaults to `false`. */
+  readonly isError?: boolean | undefined;
+}
+
+/** Options of {@linkcode ToolSource.call}. */
+export interface ToolCallOptions {
+  /**
+   * Aborts the call. When it aborts, `call()` rejects promptly with
+   * `signal.reason` (usually an `AbortError` `DOMException`).
+   */
+  readonly signal: AbortSignal;
+}
+
+/** A set of tools the execution service can run. */
+export interface ToolSource {
+  /** The source's name as the config spells it: `"builtin"`, `"local"`, `"mcp.github"`. */
+  readonly name: string;
+  /** Lists the source's tools. */
+  list(): Promise<readonly ToolDefinition[]>;
+  /**
+   * Runs one tool.
+   *
+   * @param tool the tool's name inside this source
+   * @param args the JSON arguments object
+   * @returns the tool's result; a tool failure is `isError: true`
+   * @throws {ToolLostError} when the source died mid-call (process exit, upstream crash)
+   * @throws the signal's reason when `options.signal` aborts
+   */
+  call(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    options: ToolCallOptions,
+  ): Promise<ToolResult>;
+  /** Releases the source's processes and connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Thrown by {@linkcode ToolSource.call} when the source died mid-call: a
+ * local process exited without a result, an upstream MCP server crashed or
+ * closed its transport. The message says why; the service turns it into a
+ * `lost` outcome.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ToolLostError } from "./tool_source.ts";
+ * const e = new ToolLostError("mcp.github exited with code 1");
+ * assert.equal(e.name, "ToolLostError");
+ * assert.ok(e instanceof Error);
+ * ```
+ */
+export class ToolLostError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message why the call was lost
+   * @param options standard error options (`cause`)
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ToolLostError";
+  }
+}
