@@ -1,0 +1,56 @@
+/**
+ * The flags most commands share (DESIGN §10): where the workspace is, which
+ * config layers to add, and how much to print. Commands list them in their
+ * own flag specs and turn them into {@linkcode loadConfig} options here, so
+ * every command layers configuration the same way.
+ *
+ * @module
+ */
+
+import type { LoadConfigOptions } from "../config/load_config.ts";
+import type { CommandIo } from "./command_io.ts";
+import type { FlagSpec, ParsedFlags } from "./_flags.ts";
+
+/** The workspace directory when `--workspace` is not given (DESIGN §9). */
+export const DEFAULT_WORKSPACE = ".spillway";
+
+/** `--workspace`, `--config`, `--cfg`. */
+export const CONFIG_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "workspace",
+    kind: "string",
+    valueName: "DIR",
+    help: `workspace directory; its config.toml is a config layer (default: ${DEFAULT_WORKSPACE})`,
+  },
+  {
+    name: "config",
+    kind: "string",
+    repeatable: true,
+    valueName: "FILE",
+    help: "add a config file layer (repeatable; later files win)",
+  },
+  {
+    name: "cfg",
+    kind: "string",
+    repeatable: true,
+    valueName: "KEY=VALUE",
+    help: "set one key, e.g. conversation.tools.'*'.run=ask (repeatable; wins over files)",
+  },
+];
+
+/** `--quiet`, `-v`. */
+export const OUTPUT_FLAGS: readonly FlagSpec[] = [
+  { name: "quiet", kind: "boolean", help: "print only problems and notices" },
+  { name: "verbose", short: "v", kind: "count", help: "print more detail" },
+];
+
+/** The {@linkcode loadConfig} options that `--workspace`, `--config` and `--cfg` ask for. */
+export function configOptionsFromFlags(flags: ParsedFlags, io: CommandIo): LoadConfigOptions {
+  return {
+    workspace: flags.string("workspace") ?? DEFAULT_WORKSPACE,
+    configFiles: flags.strings("config"),
+    cfg: flags.strings("cfg"),
+    env: io.env,
+    cwd: io.cwd,
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Help texts: the command list of `spillway --help` and the page of
+ * `spillway <command> --help`, built from the commands' own descriptions so
+ * they never drift from what the commands accept.
+ *
+ * @module
+ */
+
+import type { Command } from "./command.ts";
+import { flagSynopsis } from "./_flags.ts";
+import { formatTable } from "./_table.ts";
+
+/** The page `spillway <command> --help` prints. */
+export function formatCommandHelp(command: Command): string {
+  const flags = formatTable(command.flags.map((spec) => [flagSynopsis(spec), spec.help]));
+  return [
+    `spillway ${command.name}: ${command.summary}\n`,
+    `Usage: ${command.usage}\n`,
+    command.description.trimEnd() + "\n",
+    `Flags:\n${flags}`,
+  ].join("\n");
+}
+
+/** The page `spillway --help` prints: what spillway is and its commands. */
+export function formatCommandList(commands: readonly Command[]): string {
+  const list = formatTable(commands.map((command) => [command.name, command.summary]));
+  return [
+    "spillway: runs LLM tool calls and bounds what they return.\n",
+    "Usage: deno task spillway <command> [flags]\n",
+    `Commands:\n${list}`,
+    "Run `deno task spillway <command> --help` for a command's flags.\n",
+  ].join("\n");
+}

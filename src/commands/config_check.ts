@@ -1,0 +1,226 @@
+/**
+ * `spillway config check`: loads the layered configuration the way every
+ * other command will, and shows what it resolved to: which layers were read,
+ * each tool's effective settings and where each value came from, and the
+ * upstream MCP servers. An invalid configuration prints every problem and
+ * exits 1, so this is also the command to run in CI before a deploy.
+ *
+ * @module
+ */
+
+import { loadConfig } from "../config/load_config.ts";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
+import type { ToolConfigWithDefaults } from "../config/tool_config_with_defaults.ts";
+import type { ToolConfigKey } from "../config/tool_vocabulary.ts";
+import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import type { Command } from "./command.ts";
+import type { CommandIo } from "./command_io.ts";
+import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import { HELP_FLAG, parseFlags } from "./_flags.ts";
+import { formatCommandHelp } from "./_help.ts";
+import { formatTable } from "./_table.ts";
+
+/** Keys shown for every tool; the rest appear when set, or always under `-v`. */
+const ALWAYS_SHOWN: readonly ToolConfigKey[] = ["run", "result", "size_threshold"];
+const SHOWN_WHEN_SET: readonly ToolConfigKey[] = [
+  "cancellation_response",
+  "style.inline_results",
+  "style.results_file_link",
+  "description",
+];
+
+/** `spillway config check`. */
+export const configCheckCommand: Command = {
+  name: "config check",
+  summary: "validate the layered configuration and show what it resolves to",
+  usage: "spillway config check [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]...",
+  description: `Reads the configuration layers in order (later layers win):
+  built-in defaults, $XDG_CONFIG_HOME/spillway/config.toml (or
+  ~/.config/spillway/config.toml), <workspace>/config.toml, each --config
+  FILE, then each --cfg KEY=VALUE.
+
+Prints the layers, every configured tool (and the '*' defaults) with its
+effective settings and the layer each came from, and the MCP servers.
+Exits 0 when the configuration is valid, 1 when it is not (every problem
+is printed to stderr), 2 on a usage error.`,
+  flags: [...CONFIG_FLAGS, ...OUTPUT_FLAGS, HELP_FLAG],
+  run,
+};
+
+async function run(args: readonly string[], io: CommandIo): Promise<number> {
+  const flags = parseFlags(args, configCheckCommand.flags);
+  if (flags.boolean("help")) {
+    io.stdout(formatCommandHelp(configCheckCommand));
+    return 0;
+  }
+  if (flags.positionals.length > 0) {
+    throw new SpillwayError("usage", `unexpected argument ${JSON.stringify(flags.positionals[0])}`);
+  }
+  let config: SpillwayConfig;
+  try {
+    config = await loadConfig(configOptionsFromFlags(flags, io));
+  } catch (error) {
+    if (!(error instanceof SpillwayError) || error.code !== "config_invalid") throw error;
+    const listed = error.details["errors"];
+    const problems = Array.isArray(listed) ? listed.map(String) : [error.message];
+    const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
+    io.stderr(`The configuration is invalid (${count}):\n`);
+    io.stderr(problems.map((line) => `  ${line}\n`).join(""));
+    return 1;
+  }
+  if (!flags.boolean("quiet")) io.stdout(renderReport(config, io, flags.count("verbose") > 0));
+  return 0;
+}
+
+/** The report printed for a valid config. */
+function renderReport(config: SpillwayConfig, io: CommandIo, verbose: boolean): string {
+  const home = io.env["HOME"];
+  const shorten = (path: string) =>
+    home !== undefined && home !== "" && path.startsWith(`${home}/`)
+      ? `~${path.slice(home.length)}`
+      : path;
+  const sections = [
+    layersSection(config, shorten),
+    toolsSection(config, verbose, shorten),
+    providersSection(config.mcpProviders(), shorten),
+  ];
+  const tools = config.toolNames().length;
+  const servers = config.mcpProviders().length;
+  const summary = `The configuration is valid: ${plural(tools, "tool")} configured, ` +
+    `${plural(servers, "MCP server")}.\n`;
+  return sections.join("\n") + "\n" + summary;
+}
+
+function layersSection(config: SpillwayConfig, shorten: (path: string) => string): string {
+  const rows = config.sources.map((source) => {
+    switch (source.kind) {
+      case "default":
+        return ["default", "built-in defaults"];
+      case "cfg":
+        return ["--cfg", JSON.stringify(source.assignment ?? "").slice(1, -1)];
+      case "file":
+        return ["--config", shorten(source.label)];
+      default:
+        return [
+          source.kind,
+          source.present ? shorten(source.label) : `${shorten(source.label)} (absent)`,
+        ];
+    }
+  });
+  return `Layers, lowest first (later layers win):\n${formatTable(rows)}`;
+}
+
+function toolsSection(
+  config: SpillwayConfig,
+  verbose: boolean,
+  shorten: (path: string) => string,
+): string {
+  const rows: string[][] = [["TOOL", "SETTING", "VALUE", "FROM"]];
+  for (const name of ["*", ...config.toolNames()]) {
+    const tool = config.tool(name);
+    const keys = keysToShow(tool, verbose);
+    keys.forEach((key, i) => {
+      const label = i === 0 ? (name === "*" ? "'*'" : name) : "";
+      rows.push([label, key, showValue(tool, key), showFrom(tool, key, shorten)]);
+    });
+  }
+  const note = config.toolNames().length === 0
+    ? "  (no tools configured: every tool gets the '*' settings)\n"
+    : "";
+  return `Tools (a tool without its own setting inherits '*'):\n${formatTable(rows)}${note}`;
+}
+
+function keysToShow(tool: ToolConfigWithDefaults, verbose: boolean): ToolConfigKey[] {
+  const isStar = tool.name === "*";
+  const local = tool.source()?.kind === "local";
+  const keys: ToolConfigKey[] = [];
+  if (tool.hasOwn("source")) keys.push("source");
+  if (tool.hasOwn("command")) keys.push("command");
+  const setHere = (key: ToolConfigKey) => {
+    if (!isStar) return tool.hasOwn(key);
+    const origin = tool.origin(key);
+    return origin !== undefined && origin !== "default";
+  };
+  if (local || setHere("timeout") || verbose) keys.push("timeout");
+  keys.push(...ALWAYS_SHOWN);
+  for (const key of SHOWN_WHEN_SET) {
+    if (setHere(key) || (verbose && tool.resolved(key) !== undefined)) keys.push(key);
+  }
+  return keys;
+}
+
+function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
+  switch (key) {
+    case "source":
+      return tool.source()?.text ?? "";
+    case "command":
+      return (tool.command() ?? []).map(quoteArg).join(" ");
+    case "timeout":
+      return `${tool.timeoutMs() / 1000} s`;
+    case "run":
+      return tool.run();
+    case "result":
+      return tool.result();
+    case "size_threshold": {
+      const text = tool.sizeThreshold().toString();
+      return /^\d+$/.test(text) ? `${text} bytes` : text;
+    }
+    case "style.inline_results": {
+      const lines = tool.inlineResults();
+      return typeof lines === "number" ? plural(lines, "line") : lines;
+    }
+    case "style.results_file_link":
+      return tool.resultsFileLink();
+    case "cancellation_response":
+      return shortString(tool.cancellationResponse());
+    case "description":
+      return shortString(tool.description() ?? "");
+  }
+}
+
+function showFrom(
+  tool: ToolConfigWithDefaults,
+  key: ToolConfigKey,
+  shorten: (path: string) => string,
+): string {
+  const value = tool.resolved(key);
+  if (value === undefined || value.origin === "default") return "default";
+  const place = value.origin === "--cfg" ? "--cfg" : shorten(value.origin);
+  return tool.name === "*" || tool.hasOwn(key) ? place : `${place} ('*')`;
+}
+
+function providersSection(
+  providers: readonly McpProviderConfig[],
+  shorten: (path: string) => string,
+): string {
+  if (providers.length === 0) return "MCP servers (providers.mcp): none\n";
+  const rows = [["NAME", "TYPE", "TARGET", "FROM"]];
+  for (const provider of providers) {
+    const from = provider.origins["type"] ?? "";
+    let target: string;
+    if (provider.type === "http") {
+      target = provider.url;
+    } else {
+      target = [provider.command, ...provider.arguments].map(quoteArg).join(" ");
+      // Names only: environment values are often tokens.
+      const names = Object.keys(provider.environment);
+      if (names.length > 0) target += `  (env: ${names.join(", ")})`;
+    }
+    rows.push([provider.name, provider.type, target, from === "--cfg" ? from : shorten(from)]);
+  }
+  return `MCP servers (providers.mcp):\n${formatTable(rows)}`;
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
+}
+
+function shortString(text: string): string {
+  const quoted = JSON.stringify(text);
+  return quoted.length <= 60 ? quoted : `${quoted.slice(0, 58)}…"`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

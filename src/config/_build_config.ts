@@ -1,0 +1,131 @@
+/**
+ * Builds a {@linkcode SpillwayConfig} from layer texts: parse each, validate
+ * each, merge over the built-in defaults, then run the checks that need the
+ * merged picture. Every problem of every layer is collected into one
+ * `config_invalid` error, so a user fixes them all in one round.
+ *
+ * @module
+ */
+
+import { parse, TomlError } from "smol-toml";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import { SizeThreshold } from "../size/size_threshold.ts";
+import { BUILTIN_TOOL_DEFAULTS } from "./builtin_defaults.ts";
+import type { ConfigSource } from "./config_source.ts";
+import type { ConfigValue } from "./config_value.ts";
+import type { McpProviderConfig } from "./mcp_provider_config.ts";
+import { SpillwayConfig } from "./spillway_config.ts";
+import { checkMerged } from "./_check_merged.ts";
+import { indexKeyLines } from "./_key_lines.ts";
+import { type ConfigLayer, emptyLayer, mergeLayers, type ProviderSettings } from "./_layer.ts";
+import { validateLayer } from "./_validate_layer.ts";
+
+/** One layer to build from. */
+export type LayerInput =
+  /** A TOML document; `site` is the file name messages cite. */
+  | { readonly text: string; readonly origin: string; readonly site: string }
+  /** An already-parsed document (a `--cfg` assignment). */
+  | { readonly document: Record<string, unknown>; readonly origin: string; readonly site: string }
+  /** A layer that could not be read (a missing `--config` file, a malformed `--cfg`). */
+  | { readonly problem: string };
+
+/**
+ * Builds the config from `inputs` (in layering order, defaults excluded).
+ *
+ * @throws {SpillwayError} `config_invalid` listing every problem, one per line
+ */
+export function buildConfig(
+  inputs: readonly LayerInput[],
+  sources: readonly ConfigSource[],
+): SpillwayConfig {
+  const errors: string[] = [];
+  const layers = [defaultsLayer()];
+  let complete = true;
+  for (const input of inputs) {
+    if ("problem" in input) {
+      errors.push(input.problem);
+      complete = false;
+      continue;
+    }
+    let document: Record<string, unknown>;
+    let lines: ReadonlyMap<string, number> = new Map();
+    if ("text" in input) {
+      try {
+        document = parse(input.text);
+      } catch (error) {
+        errors.push(syntaxError(input.site, error));
+        complete = false;
+        continue;
+      }
+      lines = indexKeyLines(input.text);
+    } else {
+      document = input.document;
+    }
+    const validated = validateLayer(document, { origin: input.origin, site: input.site, lines });
+    errors.push(...validated.errors);
+    layers.push(validated.layer);
+  }
+  const merged = mergeLayers(layers);
+  // With a layer missing, cross-layer checks would report its absence as
+  // problems of the other layers (e.g. an "undefined" MCP server).
+  if (complete) errors.push(...checkMerged(merged));
+  if (errors.length > 0) throw configInvalid(errors);
+  return new SpillwayConfig({
+    tools: merged.tools,
+    providers: [...merged.providers].map(([name, settings]) => provider(name, settings)),
+    sources,
+  });
+}
+
+/** The `config_invalid` error for `errors`: its message lists each on its own line. */
+export function configInvalid(errors: readonly string[]): SpillwayError {
+  return new SpillwayError("config_invalid", errors.join("\n"), { errors: [...errors] });
+}
+
+function syntaxError(site: string, error: unknown): string {
+  if (error instanceof TomlError) {
+    // smol-toml's first line reads "Invalid TOML document: <reason>"; the rest is a code excerpt.
+    const reason = (error.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "");
+    return `${site}:${error.line}:${error.column}: TOML syntax error: ${reason}`;
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return `${site}: TOML syntax error: ${reason.split("\n")[0]}`;
+}
+
+function defaultsLayer(): ConfigLayer {
+  const layer = emptyLayer();
+  const value = <T>(v: T): ConfigValue<T> => ({ value: v, origin: "default", at: "default" });
+  layer.tools.set("*", {
+    run: value(BUILTIN_TOOL_DEFAULTS.run),
+    result: value(BUILTIN_TOOL_DEFAULTS.result),
+    size_threshold: value(SizeThreshold.parse(BUILTIN_TOOL_DEFAULTS.size_threshold)),
+    cancellation_response: value(BUILTIN_TOOL_DEFAULTS.cancellation_response),
+    timeout: value(BUILTIN_TOOL_DEFAULTS.timeout),
+    "style.inline_results": value(BUILTIN_TOOL_DEFAULTS["style.inline_results"]),
+    "style.results_file_link": value(BUILTIN_TOOL_DEFAULTS["style.results_file_link"]),
+  });
+  return layer;
+}
+
+/** Turns merged, cross-checked settings into the public provider shape. */
+function provider(name: string, settings: ProviderSettings): McpProviderConfig {
+  const origins: Record<string, string> = {};
+  for (const key of ["type", "command", "arguments", "url"] as const) {
+    const value = settings[key];
+    if (value !== undefined) origins[key] = value.origin;
+  }
+  for (const [key, value] of settings.environment) origins[`environment.${key}`] = value.origin;
+  if (settings.type?.value === "http") {
+    return { name, type: "http", url: settings.url?.value ?? "", origins };
+  }
+  return {
+    name,
+    type: "stdio",
+    command: settings.command?.value ?? "",
+    arguments: settings.arguments?.value ?? [],
+    environment: Object.fromEntries(
+      [...settings.environment].map(([key, value]) => [key, value.value]),
+    ),
+    origins,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Checks that need every layer at once: a local tool has a command, a tool's
+ * MCP server is defined, a provider has what its type needs. A file may set
+ * `source = "local"` and a `--config` file the `command`, so these run on the
+ * merged config. Values already rejected are skipped: one mistake, one message.
+ *
+ * @module
+ */
+
+import type { ConfigValue } from "./config_value.ts";
+import { formatKeyPath, pathKey } from "./_key_path.ts";
+import type { ConfigLayer } from "./_layer.ts";
+import { URL_EXAMPLE } from "./_validate_provider.ts";
+import { parseToolSourceRef } from "./tool_vocabulary.ts";
+
+/** Returns the problems of the merged config `merged`, in a stable order. */
+export function checkMerged(merged: ConfigLayer): string[] {
+  return [...checkTools(merged), ...checkProviders(merged)];
+}
+
+function checkTools(merged: ConfigLayer): string[] {
+  const errors: string[] = [];
+  const rejected = (name: string, key: string) =>
+    merged.invalid.has(pathKey(["conversation", "tools", name, key]));
+  for (const [name, settings] of merged.tools) {
+    const key = (k: string) => formatKeyPath(["conversation", "tools", name, k]);
+    const { source, command } = settings;
+    if (rejected(name, "source") || rejected(name, "command")) continue;
+    const ref = source === undefined ? undefined : parseToolSourceRef(source.value, name);
+    if (source !== undefined && ref?.kind === "local" && command === undefined) {
+      errors.push(
+        `${source.at}: ${key("source")} = "local" needs command ` +
+          '(an array of strings, e.g. ["cargo", "test"])',
+      );
+    }
+    if (command !== undefined && ref?.kind !== "local") {
+      const actual = source === undefined ? "source is not set" : `source is "${source.value}"`;
+      errors.push(
+        `${command.at}: ${key("command")} is only used with source = "local" (${actual})`,
+      );
+    }
+    if (source !== undefined && ref?.kind === "mcp" && !merged.providers.has(ref.server)) {
+      const defined = [...merged.providers.keys()];
+      const hint = defined.length === 0
+        ? `no providers.mcp servers are defined; add a [${
+          formatKeyPath(["providers", "mcp", ref.server])
+        }] table`
+        : `defined: ${defined.join(", ")}`;
+      errors.push(
+        `${source.at}: ${key("source")} = "${source.value}" names an undefined MCP server ` +
+          `${ref.server} (${hint})`,
+      );
+    }
+  }
+  return errors;
+}
+
+function checkProviders(merged: ConfigLayer): string[] {
+  const errors: string[] = [];
+  for (const [name, settings] of merged.providers) {
+    const key = (k: string) => formatKeyPath(["providers", "mcp", name, k]);
+    if (merged.invalid.has(pathKey(["providers", "mcp", name, "type"]))) continue;
+    const type = settings.type;
+    if (type === undefined) {
+      errors.push(`${settings.at}: ${key("type")} is missing (expected one of: stdio, http)`);
+      continue;
+    }
+    const misplaced = (k: string, value: ConfigValue<unknown> | undefined, wants: string) => {
+      if (value === undefined) return;
+      errors.push(
+        `${value.at}: ${key(k)} is only used with type = "${wants}" (type is "${type.value}")`,
+      );
+    };
+    const rejected = (k: string) => merged.invalid.has(pathKey(["providers", "mcp", name, k]));
+    if (type.value === "stdio") {
+      if (settings.command === undefined && !rejected("command")) {
+        errors.push(
+          `${type.at}: ${key("type")} = "stdio" needs command ` +
+            '(the program to run, e.g. "github-mcp-server")',
+        );
+      }
+      misplaced("url", settings.url, "http");
+    } else {
+      if (settings.url === undefined && !rejected("url")) {
+        errors.push(`${type.at}: ${key("type")} = "http" needs url (e.g. ${URL_EXAMPLE})`);
+      }
+      misplaced("command", settings.command, "stdio");
+      misplaced("arguments", settings.arguments, "stdio");
+      misplaced("environment", settings.environment.values().next().value, "stdio");
+    }
+  }
+  return errors;
+}

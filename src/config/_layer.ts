@@ -1,0 +1,67 @@
+/**
+ * One validated config layer (a file, a `--cfg` flag, the defaults) and how
+ * layers merge: key by key, later wins. Arrays (`command`, `arguments`) are
+ * single values and replace each other whole (argv lists must never be
+ * spliced together); `environment` merges variable by variable.
+ *
+ * @module
+ */
+
+import type { ConfigValue } from "./config_value.ts";
+import type { ToolSettings } from "./tool_settings.ts";
+
+/** A tool table under construction. */
+export type MutableToolSettings = { -readonly [K in keyof ToolSettings]: ToolSettings[K] };
+
+/** A `[providers.mcp.<name>]` table under construction. */
+export interface ProviderSettings {
+  type?: ConfigValue<"stdio" | "http">;
+  command?: ConfigValue<string>;
+  arguments?: ConfigValue<readonly string[]>;
+  environment: Map<string, ConfigValue<string>>;
+  url?: ConfigValue<string>;
+  /** Where the table was first written, for messages about missing keys. */
+  at: string;
+}
+
+/** The validated content of one layer, or of several merged. */
+export interface ConfigLayer {
+  readonly tools: Map<string, MutableToolSettings>;
+  readonly providers: Map<string, ProviderSettings>;
+  /** Path keys of values that were rejected, so cross-checks do not pile on. */
+  readonly invalid: Set<string>;
+}
+
+/** An empty layer. */
+export function emptyLayer(): ConfigLayer {
+  return { tools: new Map(), providers: new Map(), invalid: new Set() };
+}
+
+/** Merges `layers` in order; later values win key by key. */
+export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
+  const merged = emptyLayer();
+  for (const layer of layers) {
+    for (const [name, settings] of layer.tools) {
+      const target = merged.tools.get(name) ?? {};
+      merged.tools.set(name, Object.assign(target, definedOnly(settings)));
+    }
+    for (const [name, settings] of layer.providers) {
+      const target = merged.providers.get(name);
+      if (target === undefined) {
+        merged.providers.set(name, { ...settings, environment: new Map(settings.environment) });
+        continue;
+      }
+      const { environment, at: _at, ...rest } = settings;
+      Object.assign(target, definedOnly(rest));
+      for (const [key, value] of environment) target.environment.set(key, value);
+    }
+    for (const key of layer.invalid) merged.invalid.add(key);
+  }
+  return merged;
+}
+
+function definedOnly<T extends object>(record: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+}

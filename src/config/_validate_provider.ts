@@ -1,0 +1,110 @@
+/**
+ * Validates one `[providers.mcp.<name>]` table of a layer. Whether the keys
+ * fit together (`stdio` needs `command`, `http` needs `url`) is checked only
+ * after all layers merge, since a file may set `type` and a flag the rest.
+ *
+ * @module
+ */
+
+import type { ConfigValue } from "./config_value.ts";
+import { isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
+import type { ProviderSettings } from "./_layer.ts";
+
+/** Keys of a provider table, in the order messages list them. */
+export const PROVIDER_KEYS = ["type", "command", "arguments", "environment", "url"] as const;
+
+/** Provider types, in the order messages list them. */
+export const PROVIDER_TYPES = ["stdio", "http"] as const;
+
+/** An example endpoint for messages. */
+export const URL_EXAMPLE = '"http://127.0.0.1:8080/mcp"';
+
+/** Validates `table` as provider `name` and stores what is valid in `ctx.layer`. */
+export function validateProvider(ctx: LayerContext, name: string, table: unknown): void {
+  const base = ["providers", "mcp", name];
+  if (!isTable(table)) {
+    ctx.wrongType(base, table, "a table with type, command, arguments, environment or url");
+    return;
+  }
+  if (name.includes(".")) {
+    ctx.fail(
+      base,
+      `MCP server name "${name}" cannot contain "." ` +
+        '(source = "mcp.<server>.<tool>" could not tell the server from the tool)',
+    );
+    return;
+  }
+  const settings: ProviderSettings = ctx.layer.providers.get(name) ??
+    { environment: new Map(), at: ctx.at(base) };
+  ctx.layer.providers.set(name, settings);
+  for (const [key, value] of Object.entries(table)) {
+    const path = [...base, key];
+    switch (key) {
+      case "type":
+        put(settings, "type", ctx.oneOf(path, value, PROVIDER_TYPES));
+        break;
+      case "command":
+        put(settings, "command", providerCommand(ctx, path, value));
+        break;
+      case "arguments":
+        put(
+          settings,
+          "arguments",
+          isStringArray(value)
+            ? ctx.value(path, Object.freeze([...value]))
+            : ctx.wrongType(path, value, 'an array of strings, e.g. ["stdio"]'),
+        );
+        break;
+      case "environment":
+        environment(ctx, path, value, settings);
+        break;
+      case "url":
+        put(settings, "url", url(ctx, path, value));
+        break;
+      default:
+        ctx.unknownKey(path, PROVIDER_KEYS);
+    }
+  }
+}
+
+function providerCommand(
+  ctx: LayerContext,
+  path: string[],
+  value: unknown,
+): ConfigValue<string> | undefined {
+  if (typeof value !== "string") {
+    return ctx.wrongType(
+      path,
+      value,
+      'a string naming the program, e.g. "github-mcp-server"; put its arguments in arguments = [...]',
+    );
+  }
+  if (value === "") return ctx.notValid(path, value, 'a program name, e.g. "github-mcp-server"');
+  return ctx.value(path, value);
+}
+
+function environment(
+  ctx: LayerContext,
+  path: string[],
+  value: unknown,
+  settings: ProviderSettings,
+): void {
+  if (!isTable(value)) {
+    ctx.wrongType(path, value, 'a table of strings, e.g. { GITHUB_TOKEN = "…" }');
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = [...path, key];
+    const checked = ctx.string(itemPath, item);
+    if (checked !== undefined) settings.environment.set(key, checked);
+  }
+}
+
+function url(ctx: LayerContext, path: string[], value: unknown): ConfigValue<string> | undefined {
+  const expected = `an http:// or https:// URL, e.g. ${URL_EXAMPLE}`;
+  if (typeof value !== "string") return ctx.wrongType(path, value, expected);
+  if (!URL.canParse(value)) return ctx.notValid(path, value, expected);
+  const protocol = new URL(value).protocol;
+  if (protocol !== "http:" && protocol !== "https:") return ctx.notValid(path, value, expected);
+  return ctx.value(path, value);
+}

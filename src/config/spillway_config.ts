@@ -1,0 +1,81 @@
+/**
+ * The loaded, validated configuration: the object the runtime and the CLI
+ * read tool and provider settings from. It is immutable; build it with
+ * {@linkcode parseConfig} or {@linkcode loadConfig}.
+ *
+ * @module
+ */
+
+import type { ConfigSource } from "./config_source.ts";
+import type { McpProviderConfig } from "./mcp_provider_config.ts";
+import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
+import type { ToolSettings } from "./tool_settings.ts";
+
+/** What a {@linkcode SpillwayConfig} is built from (already merged and validated). */
+export interface SpillwayConfigInit {
+  /** Merged tool tables by name, including `"*"` (with the built-in defaults applied). */
+  readonly tools: ReadonlyMap<string, ToolSettings>;
+  /** Upstream MCP servers, in the order first defined. */
+  readonly providers: readonly McpProviderConfig[];
+  /** The layers looked at, in order. */
+  readonly sources: readonly ConfigSource[];
+}
+
+/**
+ * A validated, layered spillway configuration.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseConfig } from "./parse_config.ts";
+ * const config = parseConfig(`
+ * [conversation.tools.cargo_test]
+ * source = "local"
+ * command = ["cargo", "test"]
+ * `);
+ * assert.deepEqual(config.toolNames(), ["cargo_test"]);
+ * assert.equal(config.tool("unconfigured").sizeThreshold().toString(), "256KB");
+ * ```
+ */
+export class SpillwayConfig {
+  /** The layers looked at, in layering order (later wins), including absent optional files. */
+  readonly sources: readonly ConfigSource[];
+  readonly #tools: ReadonlyMap<string, ToolSettings>;
+  readonly #providers: readonly McpProviderConfig[];
+
+  /**
+   * Wraps merged, validated settings. Use {@linkcode parseConfig} or
+   * {@linkcode loadConfig} instead: they validate before building.
+   *
+   * @param init merged, validated settings
+   */
+  constructor(init: SpillwayConfigInit) {
+    this.sources = init.sources;
+    this.#tools = init.tools;
+    this.#providers = init.providers;
+  }
+
+  /**
+   * The effective settings of tool `name`. Works for any name: a tool with
+   * no entry of its own gets the `'*'` and built-in defaults.
+   */
+  tool(name: string): ToolConfigWithDefaults {
+    const star = this.#tools.get("*") ?? {};
+    return new ToolConfigWithDefaults(name, this.#tools.get(name), star);
+  }
+
+  /** Names of the tools with an entry of their own (not `'*'`), in the order first configured. */
+  toolNames(): string[] {
+    return [...this.#tools.keys()].filter((name) => name !== "*");
+  }
+
+  /** The `providers.mcp` servers, in the order first defined. */
+  mcpProviders(): readonly McpProviderConfig[] {
+    return this.#providers;
+  }
+
+  /** The `providers.mcp.<name>` server, if defined. */
+  mcpProvider(name: string): McpProviderConfig | undefined {
+    return this.#providers.find((provider) => provider.name === name);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * `spillway config check` end to end: in-process through `main()` with an
+ * injected io (workspace default, user layer, flags), and once as a real
+ * subprocess through `deno run` to pin the exit codes scripts rely on.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { main } from "../src/cli.ts";
+import { captureCommandIo } from "../src/commands/command_io.ts";
+
+const REPO = fileURLToPath(new URL("../", import.meta.url));
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "spillway_check_" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function write(path: string, text: string): Promise<void> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+Deno.test("config check reads <cwd>/.spillway/config.toml by default", async () => {
+  await withDir(async (dir) => {
+    await write(join(dir, ".spillway/config.toml"), `[conversation.tools.t]\nrun = "skip"\n`);
+    const io = captureCommandIo({ env: {}, cwd: dir });
+    assert.equal(await main(["config", "check"], io), 0);
+    assert.match(io.out(), /^ {2}workspace {3}\.spillway\/config\.toml$/m);
+    assert.match(io.out(), /^ {2}t\s+run\s+skip\s+\.spillway\/config\.toml$/m);
+    assert.equal(io.err(), "");
+  });
+});
+
+Deno.test("config check shows the user layer, abbreviating the home directory", async () => {
+  await withDir(async (dir) => {
+    await write(
+      join(dir, "home/.config/spillway/config.toml"),
+      `[conversation.tools.'*']\nresult = "ask"\n`,
+    );
+    const io = captureCommandIo({ env: { HOME: join(dir, "home") }, cwd: dir });
+    assert.equal(await main(["config", "check", "--workspace", "ws"], io), 0);
+    assert.match(io.out(), /^ {2}user {8}~\/\.config\/spillway\/config\.toml$/m);
+    assert.match(io.out(), /^ {2}workspace {3}ws\/config\.toml \(absent\)$/m);
+    assert.match(io.out(), /result\s+ask\s+~\/\.config\/spillway\/config\.toml$/m);
+  });
+});
+
+Deno.test("config check -v shows every setting; --quiet prints nothing when valid", async () => {
+  await withDir(async (dir) => {
+    const verbose = captureCommandIo({ env: {}, cwd: dir });
+    assert.equal(await main(["config", "check", "-v"], verbose), 0);
+    for (
+      const key of [
+        "timeout",
+        "cancellation_response",
+        "style.inline_results",
+        "style.results_file_link",
+      ]
+    ) {
+      assert.match(verbose.out(), new RegExp(` ${key.replace(".", "\\.")} `), key);
+    }
+    const quiet = captureCommandIo({ env: {}, cwd: dir });
+    assert.equal(await main(["config", "check", "--quiet"], quiet), 0);
+    assert.equal(quiet.out(), "");
+    const quietBad = captureCommandIo({ env: {}, cwd: dir });
+    assert.equal(await main(["config", "check", "--quiet", "--cfg", "x=1"], quietBad), 1);
+    assert.match(quietBad.err(), /unknown key x/);
+  });
+});
+
+Deno.test("config check never prints environment values of MCP servers", async () => {
+  await withDir(async (dir) => {
+    await write(
+      join(dir, ".spillway/config.toml"),
+      `[providers.mcp.gh]\ntype = "stdio"\ncommand = "gh"\nenvironment = { TOKEN = "s3cr3t" }\n`,
+    );
+    const io = captureCommandIo({ env: {}, cwd: dir });
+    assert.equal(await main(["config", "check", "-v"], io), 0);
+    assert.match(io.out(), /\(env: TOKEN\)/);
+    assert.doesNotMatch(io.out(), /s3cr3t/);
+  });
+});
+
+Deno.test("config check rejects stray arguments as a usage error", async () => {
+  const io = captureCommandIo({ env: {} });
+  assert.equal(await main(["config", "check", "extra"], io), 2);
+  assert.match(io.err(), /^spillway config check: unexpected argument "extra"\n/);
+});
+
+Deno.test("config check exits 0, 1 and 2 as a subprocess", async () => {
+  await withDir(async (dir) => {
+    await write(join(dir, "good/config.toml"), `[conversation.tools.t]\nsize_threshold = "1MB"\n`);
+    await write(join(dir, "bad/config.toml"), `[conversation.tools.t]\nsize_threshold = "512"\n`);
+    const run = async (...args: string[]) => {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--allow-read", "--allow-env", "src/cli.ts", "config", "check", ...args],
+        cwd: REPO,
+        env: { XDG_CONFIG_HOME: join(dir, "xdg"), NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+      return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
+    };
+    const [good, bad, usage] = await Promise.all([
+      run("--workspace", join(dir, "good")),
+      run("--workspace", join(dir, "bad")),
+      run("--no-such-flag"),
+    ]);
+    assert.equal(good.code, 0, good.err);
+    assert.match(good.out, /The configuration is valid/);
+    assert.equal(bad.code, 1, bad.err);
+    assert.match(
+      bad.err,
+      /bad\/config\.toml:2: conversation\.tools\.t\.size_threshold = "512" is below the 1KB minimum/,
+    );
+    assert.equal(bad.out, "");
+    assert.equal(usage.code, 2);
+    assert.match(usage.err, /unknown flag --no-such-flag/);
+  });
+});
