@@ -38,6 +38,8 @@ export class SpillwayError extends Error {
   readonly details: Readonly<Record<string, unknown>>;
 
   /**
+   * Creates the error.
+   *
    * @param code the stable code
    * @param message a message naming what failed, the value, and what would be accepted
    * @param details structured facts for programs; defaults to `{}`

@@ -1,0 +1,50 @@
+/**
+ * spillway: an actor-model runtime that executes LLM tool calls and bounds
+ * what they return before it is recorded into the conversation and delivered
+ * to the model. This module is the public API; it only re-exports.
+ *
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { capText, SizeThreshold } from "./mod.ts";
+ * const cap = SizeThreshold.parse("1KB").bytes!.bytes;
+ * assert.ok(capText("x".repeat(5000), cap).bytes <= 1024);
+ * ```
+ *
+ * @module
+ */
+
+export { ByteSize } from "./size/byte_size.ts";
+export { MIN_SIZE_THRESHOLD_BYTES, SizeThreshold } from "./size/size_threshold.ts";
+export { capText, type CapTextResult } from "./size/cap_text.ts";
+
+export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
+export { capReview } from "./review/cap_review.ts";
+export { spendBatchBudget } from "./review/spend_batch_budget.ts";
+export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";
+export { acceptedReview, replacedReview, type Review, type ReviewStatus } from "./review/review.ts";
+export type { ToolCall } from "./review/tool_call.ts";
+export type { NonTextContent, ToolCallResponse } from "./review/tool_call_response.ts";
+
+export { parseConfig } from "./config/parse_config.ts";
+export { loadConfig, type LoadConfigOptions } from "./config/load_config.ts";
+export { SpillwayConfig, type SpillwayConfigInit } from "./config/spillway_config.ts";
+export { ToolConfigWithDefaults } from "./config/tool_config_with_defaults.ts";
+export type { ToolSettings } from "./config/tool_settings.ts";
+export type { ConfigValue } from "./config/config_value.ts";
+export type { ConfigSource, ConfigSourceKind } from "./config/config_source.ts";
+export type {
+  McpHttpProviderConfig,
+  McpProviderBase,
+  McpProviderConfig,
+  McpStdioProviderConfig,
+} from "./config/mcp_provider_config.ts";
+export type {
+  InlineResults,
+  ResultMode,
+  ResultsFileLink,
+  RunMode,
+  ToolConfigKey,
+  ToolSourceRef,
+} from "./config/tool_vocabulary.ts";
+
+export { SpillwayError, type SpillwayErrorCode } from "./errors/spillway_error.ts";

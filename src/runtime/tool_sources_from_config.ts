@@ -1,0 +1,90 @@
+/**
+ * Turns the configuration into tool sources for the execution service:
+ * builtin tools (plus any registered in code), one local source for every
+ * `source = "local"` entry, one upstream source per `providers.mcp.<name>`,
+ * and the renames that `source = "mcp.<server>.<tool>"` entries ask for.
+ *
+ * @module
+ */
+
+import type { SpillwayConfig } from "../config/spillway_config.ts";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
+import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
+import { BuiltinToolSource } from "../service/builtin/builtin_tool_source.ts";
+import type { ToolRoute } from "../service/execution_service.ts";
+import { type LocalToolSpec, LocalToolSource } from "../service/local/local_tool_source.ts";
+import type { ToolSource } from "../service/tool_source.ts";
+import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+
+/** Sources and renames for one runtime. */
+export interface ToolSourcesPlan {
+  readonly sources: ToolSource[];
+  readonly routes: Record<string, ToolRoute>;
+}
+
+/** Options of {@linkcode toolSourcesFromConfig}. */
+export interface ToolSourcesOptions {
+  /** Working directory of builtin file tools and local commands. */
+  readonly cwd: string;
+  /** Builtin tools registered in code, beside `fs_list_files` and `fs_read_file`. */
+  readonly tools?: readonly BuiltinTool[];
+  /** Where upstream servers' stderr goes. Default: `"inherit"`. */
+  readonly upstreamStderr?: "inherit" | "null";
+}
+
+/**
+ * Builds the tool sources the configuration describes. Nothing is started:
+ * upstream servers connect on first use.
+ *
+ * @throws {SpillwayError} `config_invalid` for a provider type this runtime cannot reach yet
+ */
+export function toolSourcesFromConfig(
+  config: SpillwayConfig,
+  options: ToolSourcesOptions,
+): ToolSourcesPlan {
+  const sources: ToolSource[] = [
+    new BuiltinToolSource({ cwd: options.cwd, tools: [...BUILTIN_TOOLS, ...(options.tools ?? [])] }),
+  ];
+  const routes: Record<string, ToolRoute> = {};
+  const local: LocalToolSpec[] = [];
+  for (const name of config.toolNames()) {
+    const tool = config.tool(name);
+    const source = tool.source();
+    if (source?.kind === "local") {
+      const command = tool.command() ?? [];
+      const description = tool.description();
+      local.push({
+        name,
+        command,
+        timeoutMs: tool.timeoutMs(),
+        cwd: options.cwd,
+        ...(description === undefined ? {} : { description }),
+      });
+    } else if (source?.kind === "mcp") {
+      routes[name] = { source: `mcp.${source.server}`, sourceTool: source.tool };
+    }
+  }
+  if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));
+  for (const provider of config.mcpProviders()) {
+    if (provider.type !== "stdio") {
+      throw new SpillwayError(
+        "config_invalid",
+        `providers.mcp.${provider.name}: type = "${provider.type}" is not supported by this ` +
+          `runtime yet (expected "stdio")`,
+        { provider: provider.name },
+      );
+    }
+    sources.push(
+      new McpUpstreamSource({
+        name: `mcp.${provider.name}`,
+        command: provider.command,
+        args: provider.arguments,
+        env: provider.environment,
+        cwd: options.cwd,
+        stderr: options.upstreamStderr ?? "inherit",
+      }),
+    );
+  }
+  return { sources, routes };
+}

@@ -1,0 +1,267 @@
+/**
+ * The `local` tool source: tools that are argv commands from the config
+ * (`command = ["cargo", "test"]`). A call spawns the command in its own
+ * process group, never through a shell; the arguments arrive as JSON on
+ * stdin and in `SPILLWAY_TOOL_ARGUMENTS`, so they are never interpolated into
+ * a command line. stdout is the content; a non-zero exit, a signal, a
+ * timeout or a command that cannot start is an `isError` result the
+ * assistant can read. The output is not capped here: the Host caps it at
+ * phase end.
+ *
+ * @module
+ */
+
+import { SpillwayError } from "../../errors/spillway_error.ts";
+import {
+  type ToolCallOptions,
+  type ToolDefinition,
+  ToolLostError,
+  type ToolResult,
+  type ToolSource,
+} from "../tool_source.ts";
+import { releaseBytes } from "./release_bytes.ts";
+import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
+
+/** How long a local tool may run before its process group is killed: 120 s. */
+export const DEFAULT_LOCAL_TOOL_TIMEOUT_MS = 120_000;
+
+/**
+ * The largest arguments JSON also passed in `SPILLWAY_TOOL_ARGUMENTS`: 64 KiB.
+ * Linux refuses to start a process with one environment string over 128 KiB;
+ * above this size the variable is set to `""` and stdin alone carries the
+ * arguments.
+ */
+export const MAX_ENV_ARGUMENTS_BYTES = 64 * 1024;
+
+/** One configured local tool. */
+export interface LocalToolSpec {
+  /** The tool's name. */
+  readonly name: string;
+  /** What the assistant reads about the tool. Default: `Runs \`<argv>\`.` */
+  readonly description?: string;
+  /** The program and its fixed arguments (argv). Never run through a shell. */
+  readonly command: readonly string[];
+  /** Deadline in milliseconds. Default: {@linkcode DEFAULT_LOCAL_TOOL_TIMEOUT_MS}. */
+  readonly timeoutMs?: number;
+  /** Working directory. Default: the runtime's current directory. */
+  readonly cwd?: string;
+  /** Variables added to the inherited environment. Default: none. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@linkcode LocalToolSource}. */
+export interface LocalToolSourceOptions {
+  /** The tools. Names must be unique. */
+  readonly tools: readonly LocalToolSpec[];
+  /** SIGTERM → SIGKILL grace on timeout, abort or close. Default: {@linkcode KILL_GRACE_MS}. */
+  readonly killGraceMs?: number;
+}
+
+/** The arguments schema every local tool advertises: any JSON object. */
+const PERMISSIVE_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
+  type: "object",
+  additionalProperties: true,
+});
+
+/**
+ * Runs configured argv commands as tools.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LocalToolSource } from "./local_tool_source.ts";
+ * const source = new LocalToolSource({ tools: [{ name: "hello", command: ["echo", "hello"] }] });
+ * const result = await source.call("hello", {}, { signal: new AbortController().signal });
+ * assert.deepEqual(result.content, [{ type: "text", text: "hello\n" }]);
+ * await source.close();
+ * ```
+ */
+export class LocalToolSource implements ToolSource {
+  /** Always `"local"`. */
+  readonly name = "local";
+  readonly #tools: ReadonlyMap<string, LocalToolSpec>;
+  readonly #killGraceMs: number;
+  readonly #closing = new AbortController();
+  readonly #running = new Set<Promise<void>>();
+
+  /**
+   * Validates the tool specs; nothing is spawned until a call.
+   *
+   * @param options the tools and the kill grace
+   * @throws {TypeError} when a tool has no name, an empty or non-string command, or a duplicate name
+   * @throws {RangeError} when a timeout or the grace is not a positive integer
+   */
+  constructor(options: LocalToolSourceOptions) {
+    const tools = new Map<string, LocalToolSpec>();
+    for (const tool of options.tools) {
+      validateSpec(tool);
+      if (tools.has(tool.name)) throw new TypeError(`local tool \`${tool.name}\` is defined twice`);
+      tools.set(tool.name, tool);
+    }
+    this.#tools = tools;
+    this.#killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+    requirePositiveInteger("killGraceMs", this.#killGraceMs);
+  }
+
+  /** The configured tools, each accepting any JSON object. */
+  list(): Promise<readonly ToolDefinition[]> {
+    return Promise.resolve(
+      [...this.#tools.values()].map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? `Runs \`${tool.command.join(" ")}\`.`,
+        inputSchema: PERMISSIVE_INPUT_SCHEMA,
+      })),
+    );
+  }
+
+  /**
+   * Runs the tool's command once.
+   *
+   * @throws {SpillwayError} `tool_unavailable` for an unknown tool or a closed source
+   * @throws {ToolLostError} when the source is closed during the call
+   * @throws the signal's reason when `options.signal` aborts (the group is killed)
+   */
+  async call(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    options: ToolCallOptions,
+  ): Promise<ToolResult> {
+    const spec = this.#tools.get(tool);
+    if (spec === undefined) {
+      throw new SpillwayError("tool_unavailable", `no local tool named \`${tool}\``, { tool });
+    }
+    if (this.#closing.signal.aborted) {
+      throw new SpillwayError("tool_unavailable", `local tool \`${tool}\`: the source is closed`, {
+        tool,
+      });
+    }
+    const json = JSON.stringify(args);
+    const stdin = new TextEncoder().encode(json);
+    const timeoutMs = spec.timeoutMs ?? DEFAULT_LOCAL_TOOL_TIMEOUT_MS;
+    const run = runProcess(spec.command, {
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      env: {
+        ...spec.env,
+        SPILLWAY_TOOL_NAME: spec.name,
+        SPILLWAY_TOOL_ARGUMENTS: stdin.byteLength <= MAX_ENV_ARGUMENTS_BYTES ? json : "",
+      },
+      stdin,
+      timeoutMs,
+      killGraceMs: this.#killGraceMs,
+      signal: AbortSignal.any([options.signal, this.#closing.signal]),
+    });
+    this.#running.add(run.settled);
+    void run.settled.then(() => this.#running.delete(run.settled));
+    return toResult(spec, timeoutMs, await run.outcome);
+  }
+
+  /** Kills every running call's process group (its `call()` rejects with {@linkcode ToolLostError}) and waits until all are reaped. */
+  async close(): Promise<void> {
+    if (!this.#closing.signal.aborted) {
+      this.#closing.abort(new ToolLostError("the local tool source was closed during the call"));
+    }
+    while (this.#running.size > 0) await Promise.all(this.#running);
+  }
+}
+
+/** Turns a process outcome into the tool's result. */
+async function toResult(
+  spec: LocalToolSpec,
+  timeoutMs: number,
+  outcome: ProcessOutcome,
+): Promise<ToolResult> {
+  if (outcome.kind === "not_started") {
+    return failure(await describeSpawnFailure(spec, outcome.error));
+  }
+  const stdout = decode(outcome.stdout);
+  const stderr = decode(outcome.stderr);
+  // The text is all we keep: free the bytes now, not at the next GC.
+  releaseBytes(outcome.stdout);
+  releaseBytes(outcome.stderr);
+  if (outcome.kind === "timed_out") {
+    return failure(withOutput(`timed out after ${formatSeconds(timeoutMs)}`, stdout, stderr));
+  }
+  if (outcome.signal !== null) {
+    return failure(withOutput(`killed by signal ${outcome.signal}`, stdout, stderr));
+  }
+  if (outcome.code !== 0) {
+    return failure(withOutput(`exit code ${outcome.code}`, stdout, stderr));
+  }
+  return { content: [{ type: "text", text: stdout }] };
+}
+
+function failure(text: string): ToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** Heads a failure with what happened, then stderr (usually the reason), then stdout. */
+function withOutput(headline: string, stdout: string, stderr: string): string {
+  let text = headline;
+  if (stderr !== "") text += `\n\nstderr:\n${stderr}`;
+  if (stdout !== "") text += `${text.endsWith("\n") ? "\n" : "\n\n"}stdout:\n${stdout}`;
+  return text;
+}
+
+async function describeSpawnFailure(spec: LocalToolSpec, error: Error): Promise<string> {
+  const program = spec.command[0] ?? "";
+  if (error instanceof Deno.errors.NotFound) {
+    if (spec.cwd !== undefined && !(await isDirectory(spec.cwd))) {
+      return `cannot run \`${program}\`: working directory \`${spec.cwd}\` does not exist`;
+    }
+    return `command not found: \`${program}\``;
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return `cannot run \`${program}\`: permission denied (${error.message})`;
+  }
+  return `cannot run \`${program}\`: ${error.message}`;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Decodes tool output as UTF-8. Invalid bytes become U+FFFD; a leading BOM,
+ * NUL bytes and escape sequences are kept as they are (the Host renders and
+ * caps; it must see what the tool wrote).
+ */
+function decode(bytes: Uint8Array): string {
+  return bytes.byteLength === 0 ? "" : new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+}
+
+/** `120000` → `120s`, `1500` → `1.5s`. */
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+function validateSpec(spec: LocalToolSpec): void {
+  if (typeof spec.name !== "string" || spec.name === "") {
+    throw new TypeError(
+      `local tool name must be a non-empty string, got ${JSON.stringify(spec.name)}`,
+    );
+  }
+  const { command } = spec;
+  if (
+    !Array.isArray(command) || command.length === 0 ||
+    !command.every((part) => typeof part === "string") || command[0] === ""
+  ) {
+    throw new TypeError(
+      `local tool \`${spec.name}\`: command must be a non-empty array of strings (argv), got ${
+        JSON.stringify(command)
+      }`,
+    );
+  }
+  if (spec.timeoutMs !== undefined) {
+    requirePositiveInteger(`${spec.name}.timeoutMs`, spec.timeoutMs);
+  }
+}
+
+function requirePositiveInteger(what: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`${what} must be a positive integer of milliseconds, got ${value}`);
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * The client side of MCP's stdio transport, in time linear in the bytes it
+ * reads: spillway spawns an upstream MCP server (`providers.mcp.<name>`,
+ * `type = "stdio"`) and talks newline-delimited JSON-RPC over its stdin and
+ * stdout. It replaces the SDK's `StdioClientTransport`, whose reader re-scans
+ * its whole buffer on every chunk (≈600 ms for one 5 MB message here) and
+ * refuses messages over 10 MB.
+ *
+ * Reading: {@linkcode JsonRpcLineReader} frames the bytes in linear time,
+ * decodes and parses each line once and checks it against the SDK's
+ * `JSONRPCMessageSchema`. There is no maximum message size: a message in
+ * transit costs about its size in chunks, twice that while it is joined,
+ * plus its decoded text and parsed strings, which briefly coexist (a few
+ * times its size at the peak; the bytes are dropped as soon as they are
+ * decoded).
+ *
+ * The server runs in its own process group ({@linkcode killProcessGroup}), so
+ * `close()` stops it together with anything it started. When the server
+ * exits or closes its stdout, the transport closes itself: `onclose` runs
+ * after {@linkcode LineStdioClientTransport.exitStatus} is known, so the
+ * owner can say why in-flight requests failed.
+ *
+ * @module
+ */
+
+import { killProcessGroup } from "../local/kill_process_group.ts";
+import { releaseBytes } from "../local/release_bytes.ts";
+import { settlesWithin } from "../local/settles_within.ts";
+import type { JSONRPCMessage, Transport } from "../sdk.ts";
+import { JsonRpcLineReader } from "./json_rpc_line_reader.ts";
+
+/**
+ * How long `close()` waits for the server to exit after its stdin closed
+ * (MCP's stdio shutdown), and again after SIGTERM before SIGKILL; also how
+ * long output may keep flowing after the server exited.
+ */
+export const STDIO_CLOSE_GRACE_MS = 2_000;
+
+/** Options of {@linkcode LineStdioClientTransport}. */
+export interface LineStdioClientTransportOptions {
+  /** The server's executable. */
+  readonly command: string;
+  /** Its arguments. Default: none. */
+  readonly args?: readonly string[];
+  /** Variables added to the inherited environment. Default: none. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Working directory. Default: the current directory. */
+  readonly cwd?: string;
+  /**
+   * Where the server's stderr goes: `"inherit"` (our stderr), `"null"`, or a
+   * callback receiving it as decoded text chunks. Default: `"inherit"`.
+   */
+  readonly stderr?: "inherit" | "null" | ((text: string) => void);
+  /** Shutdown grace, see {@linkcode STDIO_CLOSE_GRACE_MS}. Default: that constant. */
+  readonly closeGraceMs?: number;
+}
+
+/** One spawned server and the tasks draining its pipes. */
+interface Connection {
+  readonly child: Deno.ChildProcess;
+  readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly stdout: ReadableStreamDefaultReader<Uint8Array>;
+  readonly stderr: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  readonly status: Promise<Deno.CommandStatus>;
+  readonly stdoutDone: Promise<void>;
+  readonly stderrDone: Promise<void>;
+}
+
+/**
+ * An MCP client transport over a spawned server's stdio.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LineStdioClientTransport } from "./line_stdio_client_transport.ts";
+ * // `cat` echoes every message back: enough to see the framing work.
+ * const transport = new LineStdioClientTransport({ command: "cat" });
+ * const received = new Promise((resolve) => (transport.onmessage = resolve));
+ * await transport.start();
+ * await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+ * assert.deepEqual(await received, { jsonrpc: "2.0", method: "notifications/initialized" });
+ * await transport.close();
+ * assert.equal(transport.exitStatus?.success, true);
+ * ```
+ */
+export class LineStdioClientTransport implements Transport {
+  /** Called once when the connection ended: closed by us, or the server exited. */
+  onclose?: Transport["onclose"];
+  /** Called for lines that are not JSON-RPC messages and for I/O faults. */
+  onerror?: Transport["onerror"];
+  /** Called for every message received. */
+  onmessage?: Transport["onmessage"];
+  /** Stdio has no sessions. */
+  sessionId?: string;
+
+  readonly #options: LineStdioClientTransportOptions;
+  readonly #graceMs: number;
+  readonly #encoder = new TextEncoder();
+  #connection: Connection | undefined;
+  #exitStatus: Deno.CommandStatus | undefined;
+  #shutdown: Promise<void> | undefined;
+  #closedByUs = false;
+
+  /**
+   * Prepares the transport; the server is spawned by `start()`.
+   *
+   * @param options the server command and where its stderr goes
+   */
+  constructor(options: LineStdioClientTransportOptions) {
+    this.#options = options;
+    this.#graceMs = options.closeGraceMs ?? STDIO_CLOSE_GRACE_MS;
+  }
+
+  /** The server's pid, once started. */
+  get pid(): number | undefined {
+    return this.#connection?.child.pid;
+  }
+
+  /** How the server exited; set before `onclose` runs. */
+  get exitStatus(): Deno.CommandStatus | undefined {
+    return this.#exitStatus;
+  }
+
+  /** Whether the connection is ending or ended (closed by us, or the server went away). */
+  get closing(): boolean {
+    return this.#shutdown !== undefined;
+  }
+
+  /** Whether `close()` was called (rather than the server going away first). */
+  get closedByUs(): boolean {
+    return this.#closedByUs;
+  }
+
+  /**
+   * Spawns the server and starts reading its stdout.
+   *
+   * @throws {Deno.errors.NotFound} when the command does not exist (and other spawn errors)
+   * @throws {Error} when already started or closed
+   */
+  start(): Promise<void> {
+    if (this.#connection !== undefined || this.#shutdown !== undefined) {
+      return Promise.reject(new Error("LineStdioClientTransport already started"));
+    }
+    const { command, args = [], env, cwd, stderr = "inherit" } = this.#options;
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(command, {
+        args: [...args],
+        ...(env === undefined ? {} : { env: { ...env } }),
+        ...(cwd === undefined ? {} : { cwd }),
+        stdin: "piped",
+        stdout: "piped",
+        stderr: typeof stderr === "function" ? "piped" : stderr,
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const stdout = child.stdout.getReader();
+    const stderrSink = typeof stderr === "function" ? stderr : undefined;
+    const stderrReader = stderrSink === undefined ? undefined : child.stderr.getReader();
+    const status = child.status.then((s) => {
+      this.#exitStatus = s;
+      // Anything the server left running in its group is an orphan now.
+      killProcessGroup(child.pid, "SIGKILL");
+      return s;
+    });
+    const connection: Connection = {
+      child,
+      writer: child.stdin.getWriter(),
+      stdout,
+      stderr: stderrReader,
+      status,
+      stdoutDone: this.#readStdout(stdout),
+      stderrDone: stderrReader === undefined || stderrSink === undefined
+        ? Promise.resolve()
+        : pipeText(stderrReader, stderrSink),
+    };
+    this.#connection = connection;
+    // Whichever ends first, the server's stdout or the server, the connection is over.
+    void Promise.race([status, connection.stdoutDone]).then(() => this.#end(connection));
+    return Promise.resolve();
+  }
+
+  /**
+   * Writes one message and its newline, waiting while the pipe is full.
+   *
+   * @throws {Error} when the transport is not started or already closed, or the pipe broke
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
+    const connection = this.#connection;
+    if (connection === undefined) throw new Error("LineStdioClientTransport is not started");
+    if (this.#shutdown !== undefined) throw new Error("LineStdioClientTransport is closed");
+    await connection.writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
+  }
+
+  /**
+   * Closes the server's stdin, gives it {@linkcode STDIO_CLOSE_GRACE_MS} to
+   * exit, then SIGTERMs its process group, then SIGKILLs it; waits until it
+   * was reaped and its pipes are drained, then calls `onclose`. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.#shutdown === undefined) this.#closedByUs = true;
+    const connection = this.#connection;
+    if (connection === undefined) {
+      this.#shutdown ??= Promise.resolve().then(() => this.onclose?.());
+      return this.#shutdown;
+    }
+    return this.#end(connection);
+  }
+
+  /** The one shutdown sequence, shared by `close()` and the server going away. */
+  #end(connection: Connection): Promise<void> {
+    this.#shutdown ??= (async () => {
+      const { child, writer, status, stdoutDone, stderrDone } = connection;
+      // EOF on stdin is MCP's polite "please exit"; pending writes drain first.
+      const stdinClosed = writer.close().catch(() => {});
+      if (!(await settlesWithin(status, this.#graceMs))) {
+        killProcessGroup(child.pid, "SIGTERM");
+        if (!(await settlesWithin(status, this.#graceMs))) killProcessGroup(child.pid, "SIGKILL");
+      }
+      await status;
+      // Writes can still be pending when a process that escaped the group
+      // holds the pipe without reading: drop them.
+      if (!(await settlesWithin(stdinClosed, 0))) {
+        await settlesWithin(writer.abort(), this.#graceMs);
+      }
+      // Such a process can also hold stdout or stderr open: stop waiting for it.
+      if (!(await settlesWithin(stdoutDone, this.#graceMs))) {
+        await connection.stdout.cancel().catch(() => {});
+      }
+      if (!(await settlesWithin(stderrDone, this.#graceMs))) {
+        await connection.stderr?.cancel().catch(() => {});
+      }
+      await Promise.all([stdoutDone, stderrDone]);
+      this.onclose?.();
+    })();
+    return this.#shutdown;
+  }
+
+  async #readStdout(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const lines = new JsonRpcLineReader(
+      (message) => this.onmessage?.(message),
+      (error) => this.onerror?.(error),
+    );
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        lines.push(value);
+        releaseBytes(value);
+      }
+    } catch (error) {
+      if (this.#shutdown === undefined) this.onerror?.(asError(error));
+    }
+    lines.end();
+  }
+}
+
+/** Streams a pipe to a text callback, decoding UTF-8 across chunk boundaries. */
+async function pipeText(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  sink: (text: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (text !== "") sink(text);
+    }
+  } catch {
+    // A broken stderr pipe only loses diagnostics.
+  }
+  const rest = decoder.decode();
+  if (rest !== "") sink(rest);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
