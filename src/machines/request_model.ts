@@ -1,0 +1,122 @@
+/**
+ * One model request of a turn, as the `requesting` state's actor runs it:
+ * record `turn_start` (first cycle) and `chat_request`, ask the provider,
+ * record its answer (`chat_response` and one `tool_call_request` per call)
+ * and flush, so the calls are durable before any of them runs.
+ *
+ * @module
+ */
+
+import { SpillwayError } from "../errors/spillway_error.ts";
+import type {
+  AssistantMessage,
+  ConversationMessage,
+  Provider,
+  ToolSpec,
+} from "../provider/provider.ts";
+import { utf8Length } from "../size/cap_text.ts";
+import type { StreamEvent } from "../stream/events.ts";
+import type { ConversationStream } from "../stream/stream_store.ts";
+import { asStoreFailure } from "./_store_failure.ts";
+import { reasonOf } from "./synthesized_reviews.ts";
+import type { Clock } from "./turn_dependencies.ts";
+
+/** What one request needs. */
+export interface RequestModelInput {
+  /** The turn the events belong to. */
+  readonly turnId: string;
+  /** The user's prompt (recorded in `turn_start`). */
+  readonly prompt: string;
+  /** The model client. */
+  readonly provider: Provider;
+  /** The tools advertised to the model. */
+  readonly tools: readonly ToolSpec[];
+  /** Where the events go. */
+  readonly stream: ConversationStream;
+  /** Timestamps events. */
+  readonly clock: Clock;
+  /** Cancels the request (the turn's signal). */
+  readonly signal: AbortSignal;
+  /** The provider view so far. */
+  readonly messages: readonly ConversationMessage[];
+  /** Approximate JSON size of `messages` (recorded in `chat_request`). */
+  readonly requestBytes: number;
+  /** 0 for the first request of the turn, then 1, 2, … */
+  readonly cycle: number;
+}
+
+/** Approximate JSON size of messages in UTF-8 bytes: what `chat_request` records. */
+export function approximateJsonBytes(messages: readonly ConversationMessage[]): number {
+  let bytes = 2; // the enclosing brackets
+  for (const message of messages) bytes += utf8Length(JSON.stringify(message)) + 1;
+  return bytes;
+}
+
+/**
+ * Runs one request. `signal` is the actor's own (stopping the turn aborts
+ * the request), combined with the turn's.
+ *
+ * @throws {SpillwayError} `provider_failed` when the provider rejects (its
+ *   message kept, e.g. `prompt is too long`); `store_failed` when recording fails
+ */
+export async function requestModel(
+  { input, signal }: { input: RequestModelInput; signal: AbortSignal },
+): Promise<AssistantMessage> {
+  const { stream, clock, turnId, cycle } = input;
+  const opening: StreamEvent[] = [];
+  if (cycle === 0) {
+    opening.push({
+      type: "turn_start",
+      turn_id: turnId,
+      prompt: input.prompt,
+      at: clock.now().toISOString(),
+    });
+  }
+  opening.push({
+    type: "chat_request",
+    turn_id: turnId,
+    cycle,
+    bytes: input.requestBytes,
+    at: clock.now().toISOString(),
+  });
+  try {
+    await stream.append(opening);
+  } catch (error) {
+    throw asStoreFailure(error);
+  }
+  let reply: AssistantMessage;
+  try {
+    reply = await input.provider.complete({
+      messages: input.messages,
+      tools: input.tools,
+      cycle,
+      signal: AbortSignal.any([input.signal, signal]),
+    });
+  } catch (error) {
+    throw new SpillwayError("provider_failed", reasonOf(error), { cycle }, { cause: error });
+  }
+  // A provider written in plain JavaScript may leave the calls out.
+  const toolCalls = reply.toolCalls ?? [];
+  const answer: StreamEvent[] = [{
+    type: "chat_response",
+    turn_id: turnId,
+    cycle,
+    text: reply.text,
+    at: clock.now().toISOString(),
+  }];
+  for (const call of toolCalls) {
+    answer.push({
+      type: "tool_call_request",
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    });
+  }
+  try {
+    await stream.append(answer);
+    await stream.flush();
+  } catch (error) {
+    throw asStoreFailure(error);
+  }
+  return { text: reply.text, toolCalls };
+}

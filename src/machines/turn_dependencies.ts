@@ -1,0 +1,41 @@
+/**
+ * The small interfaces the machines get injected through `input`: a tool's
+ * policy, the lookup that yields it, the sink that prints notices, and the
+ * clock. The runtime wires them to the config and the terminal; tests pass
+ * in-memory ones. Nothing here reads a global.
+ *
+ * @module
+ */
+
+import type { NoticeFact } from "../review/notice.ts";
+import type { SizeThreshold } from "../size/size_threshold.ts";
+
+/** How a tool's calls run (`run`) and how their results are handled (`result`). */
+export type PolicyMode = "unattended" | "ask" | "edit" | "skip";
+
+/** A tool's resolved policy: what the machines need from its config. */
+export interface ToolPolicy {
+  /** What happens with a result: pass it on, ask, open an editor, or withhold it. */
+  readonly result: PolicyMode;
+  /** Whether the call runs: unattended, after asking, after editing its arguments, or never. */
+  readonly run: PolicyMode;
+  /** The per-tool cap applied at phase end. */
+  readonly sizeThreshold: SizeThreshold;
+  /** Recorded (as an error response) when the user cancels the call. */
+  readonly cancellationResponse: string;
+}
+
+/** Resolves a tool's policy (the runtime wires `config.tool(name)` into it). */
+export type PolicyFor = (tool: string) => ToolPolicy;
+
+/** Where notices go: the host prints `formatNotice(fact)` to stderr. */
+export interface NoticeSink {
+  /** Called once per cut response, in the order the cuts were decided. */
+  notice(fact: NoticeFact): void;
+}
+
+/** The time source of event timestamps. */
+export interface Clock {
+  /** The current time. */
+  now(): Date;
+}
