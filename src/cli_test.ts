@@ -46,7 +46,7 @@ Deno.test("main() lists the commands for --help (exit 0) and for no command (exi
   assert.match(help.out(), /config check\s+validate the layered configuration/);
   const bare = captureCommandIo();
   assert.equal(await main([], bare), 2);
-  assert.match(bare.err(), /Commands:\n {2}config check/);
+  assert.match(bare.err(), /Commands:\n {2}query +run one turn.*\n {2}config check /);
   assert.equal(bare.out(), "");
 });
 
@@ -64,7 +64,7 @@ Deno.test("main() prints a command's help for `help <command>` and `<command> --
 Deno.test("main() answers an unknown command with the list and exit 2", async () => {
   const io = captureCommandIo();
   assert.equal(await main(["frobnicate"], io), 2);
-  assert.match(io.err(), /^spillway: unknown command "frobnicate"\nCommands:\n {2}config check /);
+  assert.match(io.err(), /^spillway: unknown command "frobnicate"\nCommands:\n {2}query .*\n {2}config check /);
   const group = captureCommandIo();
   assert.equal(await main(["config"], group), 2);
   assert.match(group.err(), /^spillway: "config" needs a subcommand/);

@@ -7,16 +7,14 @@
  */
 
 /** The world a command runs in. */
-export interface CommandIo {
-  /** Writes text to standard output as is (callers add newlines). */
-  readonly stdout: (text: string) => void;
-  /** Writes text to standard error as is (callers add newlines). */
-  readonly stderr: (text: string) => void;
+export interface CommandIo extends TerminalIo {
   /** The environment (`HOME`, `XDG_CONFIG_HOME`, …). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The directory relative paths are resolved against. */
   readonly cwd: string;
 }
+
+import type { TerminalIo } from "../host/terminal_io.ts";
 
 const encoder = new TextEncoder();
 
@@ -36,6 +34,7 @@ export function denoCommandIo(): CommandIo {
     stderr: (text) => writeAll(Deno.stderr, text),
     env: Deno.env.toObject(),
     cwd: Deno.cwd(),
+    isTerminal: Deno.stdout.isTerminal(),
   };
 }
 

@@ -20,6 +20,7 @@ import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_fl
 import { HELP_FLAG, parseFlags } from "./_flags.ts";
 import { formatCommandHelp } from "./_help.ts";
 import { formatTable } from "./_table.ts";
+import { printConfigProblems } from "./_config_problems.ts";
 
 /** Keys shown for every tool; the rest appear when set, or always under `-v`. */
 const ALWAYS_SHOWN: readonly ToolConfigKey[] = ["run", "result", "size_threshold"];
@@ -61,13 +62,8 @@ async function run(args: readonly string[], io: CommandIo): Promise<number> {
   try {
     config = await loadConfig(configOptionsFromFlags(flags, io));
   } catch (error) {
-    if (!(error instanceof SpillwayError) || error.code !== "config_invalid") throw error;
-    const listed = error.details["errors"];
-    const problems = Array.isArray(listed) ? listed.map(String) : [error.message];
-    const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-    io.stderr(`The configuration is invalid (${count}):\n`);
-    io.stderr(problems.map((line) => `  ${line}\n`).join(""));
-    return 1;
+    if (printConfigProblems(error, io)) return 1;
+    throw error;
   }
   if (!flags.boolean("quiet")) io.stdout(renderReport(config, io, flags.count("verbose") > 0));
   return 0;

@@ -47,7 +47,7 @@ export class TerminalPrompter implements Prompter {
     return this.#oneAtATime(async () => {
       const size = ByteSize.fromBytes(utf8Length(response.content)).human();
       for (;;) {
-        this.#io.err(
+        this.#io.stderr(
           `${call.name} (${call.id}) returned ${size}${response.isError ? " (error)" : ""}. ` +
             `[d]eliver, [e]dit, [s]kip? `,
         );
@@ -65,7 +65,7 @@ export class TerminalPrompter implements Prompter {
           case "edit":
             return await this.#openEditor(call, response, signal);
           default:
-            this.#io.err(`please answer d, e or s\n`);
+            this.#io.stderr(`please answer d, e or s\n`);
         }
       }
     });
@@ -97,7 +97,7 @@ export class TerminalPrompter implements Prompter {
         signal,
       }).output();
       if (!status.success) {
-        this.#io.err(
+        this.#io.stderr(
           `${program} exited with code ${status.code}: delivering the result unedited\n`,
         );
         return { kind: "deliver" };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CapturedTerminalIo } from "./terminal_io.ts";
+import { captureCommandIo } from "../commands/command_io.ts";
 import { TerminalPrompter } from "./terminal_prompter.ts";
 
 const call = { id: "call_1", name: "cargo_test", arguments: {} };
@@ -11,11 +11,11 @@ function answers(...lines: (string | null)[]) {
 }
 
 Deno.test("TerminalPrompter.ask() offers deliver, edit and skip, and re-asks on nonsense", async () => {
-  const io = new CapturedTerminalIo();
+  const io = captureCommandIo();
   const prompter = new TerminalPrompter({ io, readLine: answers("what", "s") });
   assert.deepEqual(await prompter.ask(call, response, signal), { kind: "skip" });
   assert.equal(
-    io.stderr,
+    io.err(),
     "cargo_test (call_1) returned 2.9 KB. [d]eliver, [e]dit, [s]kip? please answer d, e or s\n" +
       "cargo_test (call_1) returned 2.9 KB. [d]eliver, [e]dit, [s]kip? ",
   );
@@ -26,7 +26,7 @@ Deno.test("TerminalPrompter.ask() offers deliver, edit and skip, and re-asks on 
 });
 
 Deno.test("TerminalPrompter.edit() returns what the editor left in the file", async () => {
-  const io = new CapturedTerminalIo();
+  const io = captureCommandIo();
   const script = `await Deno.writeTextFile(Deno.args[0], "edited by the user");`;
   const prompter = new TerminalPrompter({
     io,

@@ -13,7 +13,7 @@ import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { BuiltinToolSource } from "../service/builtin/builtin_tool_source.ts";
 import type { ToolRoute } from "../service/execution_service.ts";
-import { type LocalToolSpec, LocalToolSource } from "../service/local/local_tool_source.ts";
+import { LocalToolSource, type LocalToolSpec } from "../service/local/local_tool_source.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 
@@ -44,7 +44,10 @@ export function toolSourcesFromConfig(
   options: ToolSourcesOptions,
 ): ToolSourcesPlan {
   const sources: ToolSource[] = [
-    new BuiltinToolSource({ cwd: options.cwd, tools: [...BUILTIN_TOOLS, ...(options.tools ?? [])] }),
+    new BuiltinToolSource({
+      cwd: options.cwd,
+      tools: [...BUILTIN_TOOLS, ...(options.tools ?? [])],
+    }),
   ];
   const routes: Record<string, ToolRoute> = {};
   const local: LocalToolSpec[] = [];

@@ -1,0 +1,152 @@
+/**
+ * `spillway query "prompt"`: runs one turn against the scripted provider
+ * (the embedded default model) with the configured tools, shows the calls,
+ * their results and the notices, and says where the conversation was
+ * written.
+ *
+ * @module
+ */
+
+import { join, resolve } from "node:path";
+import { loadConfig } from "../config/load_config.ts";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import { InspectionLog } from "../host/inspection_log.ts";
+import { TerminalPrompter } from "../host/terminal_prompter.ts";
+import { TerminalReporter } from "../host/terminal_reporter.ts";
+import { loadScript, parseScript, ScriptedProvider } from "../provider/scripted_provider.ts";
+import { createRuntime, type QueryResult } from "../runtime/create_runtime.ts";
+import { newConversationId } from "../stream/new_conversation_id.ts";
+import type { Command } from "./command.ts";
+import type { CommandIo } from "./command_io.ts";
+import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import { HELP_FLAG, parseFlags } from "./_flags.ts";
+import { formatCommandHelp } from "./_help.ts";
+import { printConfigProblems } from "./_config_problems.ts";
+
+/** The assistant's answer when no `--script` is given: honest, and a pointer. */
+const NO_SCRIPT = `[[cycles]]
+text = "No model is connected: spillway's embedded provider replays a script. Pass --script FILE (see examples/demo/script.toml), or embed spillway with your own provider (README, Embedding)."
+`;
+
+/** `spillway query`. */
+export const queryCommand: Command = {
+  name: "query",
+  summary: "run one turn: the model's tool calls, capped, recorded, delivered",
+  usage:
+    'spillway query [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--script FILE] [--quiet] "prompt"',
+  description: `Runs one turn: sends the prompt to the model, runs the tool calls it asks
+for, caps every response (each tool's size_threshold, then the 2 MiB batch
+ceiling), records the batch durably in the conversation stream, and only
+then delivers it. Repeats until the model answers without tool calls.
+
+The model is the scripted provider: --script FILE replays a TOML file of
+[[cycles]] (see examples/demo/script.toml). Notices (one line on stderr per
+cut response) are printed under --quiet too.
+
+Exits 0 when the turn finished, 1 when it failed (the reason is printed and
+recorded in the stream), 2 on a usage error.`,
+  flags: [
+    ...CONFIG_FLAGS,
+    { name: "script", kind: "string", valueName: "FILE", help: "the scripted model's TOML script" },
+    {
+      name: "conversation",
+      kind: "string",
+      valueName: "ID",
+      help: "continue this conversation (default: start a new one)",
+    },
+    {
+      name: "inspect",
+      kind: "string",
+      valueName: "FILE",
+      help: "write the machines' XState inspection events to FILE as JSON lines",
+    },
+    ...OUTPUT_FLAGS,
+    HELP_FLAG,
+  ],
+  run,
+};
+
+async function run(args: readonly string[], io: CommandIo): Promise<number> {
+  const flags = parseFlags(args, queryCommand.flags);
+  if (flags.boolean("help")) {
+    io.stdout(formatCommandHelp(queryCommand));
+    return 0;
+  }
+  const prompt = flags.positionals.join(" ").trim();
+  if (prompt === "") throw new SpillwayError("usage", "missing the prompt");
+  const options = configOptionsFromFlags(flags, io);
+  let config: SpillwayConfig;
+  try {
+    config = await loadConfig(options);
+  } catch (error) {
+    if (printConfigProblems(error, io)) return 1;
+    throw error;
+  }
+  const scriptPath = flags.string("script");
+  const script = scriptPath === undefined
+    ? parseScript(NO_SCRIPT, "<no script>")
+    : await loadScript(resolve(io.cwd, scriptPath));
+  const quiet = flags.boolean("quiet");
+  const workspace = resolve(io.cwd, options.workspace ?? ".spillway");
+  const conversationId = flags.string("conversation") ?? newConversationId();
+  const reporter = new TerminalReporter({
+    io,
+    quiet,
+    cwd: io.cwd,
+    resultsDir: join(workspace, "results", conversationId),
+    styleFor: (tool) => ({
+      inlineResults: config.tool(tool).inlineResults(),
+      resultsFileLink: config.tool(tool).resultsFileLink(),
+    }),
+  });
+  const interactive = Deno.stdin.isTerminal();
+  const runtime = await createRuntime({
+    provider: new ScriptedProvider(script),
+    workspace,
+    config,
+    cwd: io.cwd,
+    noticeSink: reporter,
+    observer: reporter,
+    ...(interactive ? { prompter: new TerminalPrompter({ io }) } : {}),
+  });
+  const inspectPath = flags.string("inspect");
+  const inspection = inspectPath === undefined
+    ? undefined
+    : await InspectionLog.create(resolve(io.cwd, inspectPath));
+  const cancel = new AbortController();
+  const onInterrupt = () => {
+    io.stderr("\ncancelling: running calls get their cancellation response…\n");
+    cancel.abort(new DOMException("interrupted (Ctrl-C)", "AbortError"));
+  };
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  let result: QueryResult;
+  try {
+    result = await runtime.query(prompt, {
+      conversationId,
+      signal: cancel.signal,
+      ...(inspection === undefined ? {} : { inspect: inspection.observe }),
+    });
+  } finally {
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+    inspection?.close();
+    await runtime.close();
+  }
+  for (const error of result.errors) io.stderr(`error: ${error.message}\n`);
+  const where = result.location.startsWith(io.cwd + "/")
+    ? result.location.slice(io.cwd.length + 1)
+    : result.location;
+  if (result.status === "failed") {
+    io.stderr(`The turn failed: ${result.reason ?? "unknown reason"}\n`);
+    io.stderr(`Conversation ${conversationId}: ${where}\n`);
+    return 1;
+  }
+  const cuts = result.notices.length;
+  const summary = `${plural(result.cycles, "model request")}, ${plural(cuts, "cut response")}`;
+  io.stdout(`${quiet ? "" : "\n"}Conversation ${conversationId} (${summary}): ${where}\n`);
+  return 0;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

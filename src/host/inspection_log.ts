@@ -1,0 +1,71 @@
+/**
+ * `--inspect FILE`: the XState inspection events of a run as JSON lines,
+ * one per event, for visualizers and post-mortems. Actor references are
+ * circular, so each event is reduced to what a reader needs: which actor,
+ * which event, which state.
+ *
+ * @module
+ */
+
+import type { InspectionEvent } from "xstate";
+
+/** One line of the inspection log. */
+export interface InspectionRecord {
+  readonly type: string;
+  readonly actor: string;
+  readonly event?: string;
+  readonly state?: unknown;
+  readonly status?: string;
+  readonly action?: string;
+}
+
+/** Reduces an inspection event to a plain, serializable record. */
+export function inspectionRecord(event: InspectionEvent): InspectionRecord {
+  // Every actor has a session id; actors created by the runtime also have a readable id.
+  const ref = event.actorRef as { readonly id?: string; readonly sessionId: string };
+  const actor = ref.id ?? ref.sessionId;
+  switch (event.type) {
+    case "@xstate.snapshot": {
+      const snapshot = event.snapshot as { value?: unknown; status?: string };
+      return {
+        type: event.type,
+        actor,
+        event: event.event.type,
+        state: snapshot.value,
+        ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
+      };
+    }
+    case "@xstate.event":
+      return { type: event.type, actor, event: event.event.type };
+    case "@xstate.action":
+      return { type: event.type, actor, action: event.action.type };
+    default:
+      return { type: event.type, actor };
+  }
+}
+
+/** Writes inspection events to `path` as JSON lines; `close()` flushes and closes. */
+export class InspectionLog {
+  readonly #file: Deno.FsFile;
+  readonly #encoder = new TextEncoder();
+
+  private constructor(file: Deno.FsFile) {
+    this.#file = file;
+  }
+
+  /** Creates (or truncates) the log file. */
+  static async create(path: string): Promise<InspectionLog> {
+    return new InspectionLog(await Deno.open(path, { write: true, create: true, truncate: true }));
+  }
+
+  /** The observer to hand to the runtime. */
+  readonly observe = (event: InspectionEvent): void => {
+    let bytes = this.#encoder.encode(JSON.stringify(inspectionRecord(event)) + "\n");
+    while (bytes.length > 0) bytes = bytes.subarray(this.#file.writeSync(bytes));
+  };
+
+  /** Closes the file. */
+  close(): void {
+    this.#file.close();
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * The embeddable engine: config, tool sources behind the in-process MCP
+ * execution service, the executor, the stream store, the prompter and the
+ * clock, wired into turns. The CLI uses exactly this; an embedding
+ * application brings its own provider (model client) and, if it likes, its
+ * own tools, store, prompter and terminal.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../config/load_config.ts";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import type { Prompter } from "../machines/prompter.ts";
+import { runTurn, type RunTurnOptions } from "../machines/run_turn.ts";
+import type { Clock, NoticeSink, PolicyFor, ToolPolicy } from "../machines/turn_dependencies.ts";
+import type { TurnOutput } from "../machines/turn_machine.ts";
+import type { TurnObserver } from "../machines/turn_observer.ts";
+import type {
+  AssistantMessage,
+  Provider,
+  ProviderRequest,
+  ToolSpec,
+} from "../provider/provider.ts";
+import { formatNotice } from "../review/notice.ts";
+import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
+import { ExecutionService } from "../service/execution_service.ts";
+import type { BarrierKind } from "../service/executor.ts";
+import { McpExecutor } from "../service/mcp_executor.ts";
+import { FileStreamStore } from "../stream/file_stream_store.ts";
+import { newConversationId } from "../stream/new_conversation_id.ts";
+import { providerView } from "../stream/provider_view.ts";
+import type { StreamStore } from "../stream/stream_store.ts";
+import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
+
+/** The workspace used when none is given: `.spillway` in the current directory. */
+export const DEFAULT_WORKSPACE = ".spillway";
+
+/** A model client: a {@linkcode Provider} or just its `complete` function. */
+export type ProviderLike = Provider | ((request: ProviderRequest) => Promise<AssistantMessage>);
+
+/** Options of {@linkcode createRuntime}. */
+export interface RuntimeOptions {
+  /** The model client. Required. */
+  readonly provider: ProviderLike;
+  /** Where conversations (and the workspace `config.toml`) live. Default {@linkcode DEFAULT_WORKSPACE}. */
+  readonly workspace?: string;
+  /** The configuration. Default: `loadConfig({ workspace })` (user and workspace files). */
+  readonly config?: SpillwayConfig;
+  /** Builtin tools registered in code, beside `fs_list_files` and `fs_read_file`. Default none. */
+  readonly tools?: readonly BuiltinTool[];
+  /** The stream store. Default: files under `<workspace>/conversations`. */
+  readonly store?: StreamStore;
+  /** Asks a person under `ask`/`edit`. Default: none (such tools then fail at start). */
+  readonly prompter?: Prompter;
+  /** Prints cap notices. Default: one line on stderr per notice. */
+  readonly noticeSink?: NoticeSink;
+  /** Watches turns (terminal rendering). Default: none. */
+  readonly observer?: TurnObserver;
+  /** Timestamps events. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Root of the builtin file tools and local commands. Default: the current directory. */
+  readonly cwd?: string;
+  /** Where upstream MCP servers' stderr goes. Default `"inherit"`. */
+  readonly upstreamStderr?: "inherit" | "null";
+}
+
+/** Options of one {@linkcode Runtime.query}. */
+export interface QueryOptions {
+  /** Continue this conversation. Default: a new one. */
+  readonly conversationId?: string;
+  /** Cancels the turn: running calls get their `cancellation_response`. */
+  readonly signal?: AbortSignal;
+  /** Receives XState inspection events of the turn's machines. */
+  readonly inspect?: RunTurnOptions["inspect"];
+}
+
+/** What one turn did, and where it was written. */
+export interface QueryResult extends TurnOutput {
+  /** The conversation the turn was recorded in. */
+  readonly conversationId: string;
+  /** Where the stream lives (a file path for the file store). */
+  readonly location: string;
+}
+
+/** A running engine. Close it when done: it owns tool processes and servers. */
+export interface Runtime {
+  /** The configuration in force. */
+  readonly config: SpillwayConfig;
+  /** The tools the model is offered. */
+  readonly tools: readonly ToolSpec[];
+  /** The in-process MCP execution service (external agents can connect to it). */
+  readonly service: ExecutionService;
+  /** Runs one turn for `prompt`. */
+  query(prompt: string, options?: QueryOptions): Promise<QueryResult>;
+  /** Stops tool sources, servers and the executor. Idempotent. */
+  close(): Promise<void>;
+}
+
+const stderrNotices: NoticeSink = {
+  notice: (fact) => console.error(formatNotice(fact)),
+};
+
+/**
+ * Creates the engine: starts the execution service and connects the executor.
+ *
+ * @throws {SpillwayError} `config_invalid` for a bad config; `terminal_required`
+ *   when a tool asks (`ask`/`edit`) and no prompter was given
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createRuntime } from "./create_runtime.ts";
+ * import { parseConfig } from "../config/parse_config.ts";
+ * const runtime = await createRuntime({
+ *   workspace: await Deno.makeTempDir(),
+ *   config: parseConfig(""),
+ *   provider: () => Promise.resolve({ text: "hello", toolCalls: [] }),
+ * });
+ * const turn = await runtime.query("hi");
+ * assert.equal(turn.text, "hello");
+ * await runtime.close();
+ * ```
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const workspace = resolve(options.workspace ?? DEFAULT_WORKSPACE);
+  const cwd = resolve(options.cwd ?? Deno.cwd());
+  const config = options.config ?? await loadConfig({ workspace });
+  const provider: Provider = typeof options.provider === "function"
+    ? { complete: options.provider }
+    : options.provider;
+  const policyFor = cachedPolicies(config);
+  const barrierFor = (tool: string): BarrierKind => {
+    const result = policyFor(tool).result;
+    return result === "ask" || result === "edit" ? "review" : "record";
+  };
+  const plan = toolSourcesFromConfig(config, {
+    cwd,
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
+  });
+  const service = new ExecutionService({
+    sources: plan.sources,
+    toolNames: plan.routes,
+    barrierFor,
+  });
+  let executor: McpExecutor | undefined;
+  try {
+    await service.start();
+    executor = await McpExecutor.connect(service);
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  const tools: ToolSpec[] = service.list().map((tool) => ({
+    name: tool.name,
+    description: config.tool(tool.name).description() ?? tool.description,
+    inputSchema: tool.inputSchema,
+  }));
+  const prompter = options.prompter ?? refusingPrompter;
+  if (options.prompter === undefined) {
+    const interactive = tools.find((tool) => needsPerson(policyFor(tool.name)));
+    if (interactive !== undefined) {
+      await executor.close();
+      await service.close();
+      const policy = policyFor(interactive.name);
+      const key = needsPerson({ ...policy, run: "unattended" }) ? "result" : "run";
+      throw new SpillwayError(
+        "terminal_required",
+        `conversation.tools.${interactive.name}.${key} = "${policy[key]}" needs a person to ask, ` +
+          `and no terminal is attached: run in a terminal, or set ${key} = "unattended" ` +
+          `(e.g. --cfg conversation.tools.${interactive.name}.${key}=unattended)`,
+        { tool: interactive.name, key },
+      );
+    }
+  }
+  const store = options.store ?? new FileStreamStore(join(workspace, "conversations"));
+  const clock = options.clock ?? { now: () => new Date() };
+  const noticeSink = options.noticeSink ?? stderrNotices;
+  const connected = executor;
+  let closed: Promise<void> | undefined;
+
+  return {
+    config,
+    tools,
+    service,
+    async query(prompt, queryOptions = {}) {
+      if (closed !== undefined) throw new TypeError("the runtime is closed");
+      const conversationId = queryOptions.conversationId ??
+        newConversationId(() => clock.now());
+      const stream = await store.open(conversationId);
+      try {
+        const loaded = await stream.load();
+        for (const warning of loaded.warnings) getLogger(["spillway", "stream"]).warn(warning);
+        const output = await runTurn(
+          {
+            turnId: `${conversationId}/${
+              loaded.events.filter((e) => e.type === "turn_start").length + 1
+            }`,
+            prompt,
+            provider,
+            tools,
+            stream,
+            executor: connected,
+            prompter,
+            policyFor,
+            noticeSink,
+            clock,
+            history: providerView(loaded.events),
+            ...(options.observer === undefined ? {} : { observer: options.observer }),
+            ...(queryOptions.signal === undefined ? {} : { signal: queryOptions.signal }),
+          },
+          queryOptions.inspect === undefined ? {} : { inspect: queryOptions.inspect },
+        );
+        return { ...output, conversationId, location: stream.location };
+      } finally {
+        await stream.close();
+      }
+    },
+    close() {
+      closed ??= (async () => {
+        await connected.close();
+        await service.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+function needsPerson(policy: ToolPolicy): boolean {
+  return policy.result === "ask" || policy.result === "edit" || policy.run === "ask" ||
+    policy.run === "edit";
+}
+
+/** Policies are read once per tool name: a 1,000-call batch asks 1,000 times. */
+function cachedPolicies(config: SpillwayConfig): PolicyFor {
+  const cache = new Map<string, ToolPolicy>();
+  return (name) => {
+    let policy = cache.get(name);
+    if (policy === undefined) {
+      const tool = config.tool(name);
+      policy = {
+        run: tool.run(),
+        result: tool.result(),
+        sizeThreshold: tool.sizeThreshold(),
+        cancellationResponse: tool.cancellationResponse(),
+      };
+      cache.set(name, policy);
+    }
+    return policy;
+  };
+}
+
+/** Stands in when no prompter was given; start-up refuses tools that would reach it. */
+const refusingPrompter: Prompter = {
+  ask: () => Promise.reject(new SpillwayError("terminal_required", "no prompter configured")),
+  edit: () => Promise.reject(new SpillwayError("terminal_required", "no prompter configured")),
+};
