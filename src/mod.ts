@@ -48,3 +48,47 @@ export type {
 } from "./config/tool_vocabulary.ts";
 
 export { SpillwayError, type SpillwayErrorCode } from "./errors/spillway_error.ts";
+
+export {
+  createRuntime,
+  DEFAULT_WORKSPACE,
+  type InspectionEventLike,
+  type ProviderLike,
+  type QueryOptions,
+  type QueryResult,
+  type Runtime,
+  type RuntimeOptions,
+} from "./runtime/create_runtime.ts";
+export type {
+  AssistantMessage,
+  AssistantTurnMessage,
+  ConversationMessage,
+  Provider,
+  ProviderRequest,
+  ToolMessage,
+  ToolSpec,
+  UserMessage,
+} from "./provider/provider.ts";
+export {
+  parseScript,
+  type Script,
+  type ScriptCycle,
+  ScriptedProvider,
+} from "./provider/scripted_provider.ts";
+export type { BuiltinTool, BuiltinToolContext } from "./service/builtin/builtin_tool.ts";
+export type { ToolResult } from "./service/tool_source.ts";
+export type { Prompter, ResultDecision, RunDecision } from "./machines/prompter.ts";
+export type { TurnObserver } from "./machines/turn_observer.ts";
+export type { Clock, NoticeSink } from "./machines/turn_dependencies.ts";
+export type { TurnOutput } from "./machines/turn_machine.ts";
+export type {
+  ChatRequestEvent,
+  ChatResponseEvent,
+  CompactionEvent,
+  StreamEvent,
+  ToolCallRequestEvent,
+  ToolCallResponseEvent,
+  TurnEndEvent,
+  TurnStartEvent,
+} from "./stream/events.ts";
+export type { ConversationStream, LoadedStream, StreamStore } from "./stream/stream_store.ts";

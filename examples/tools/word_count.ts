@@ -23,4 +23,4 @@ if (typeof text !== "string") {
 const words = text.split(/\s+/).filter((word) => word !== "").length;
 const lines = text === "" ? 0 : text.split("\n").length;
 const bytes = new TextEncoder().encode(text).length;
-console.log(`${words} words, ${lines} lines, ${bytes} bytes`);
+console.log(`${words} words, ${lines} line${lines === 1 ? "" : "s"}, ${bytes} bytes`);

@@ -8,6 +8,7 @@
  */
 
 import { join, resolve } from "node:path";
+import type { InspectionEvent } from "xstate";
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
@@ -125,7 +126,9 @@ async function run(args: readonly string[], io: CommandIo): Promise<number> {
     result = await runtime.query(prompt, {
       conversationId,
       signal: cancel.signal,
-      ...(inspection === undefined ? {} : { inspect: inspection.observe }),
+      ...(inspection === undefined
+        ? {}
+        : { inspect: (event) => inspection.observe(event as InspectionEvent) }),
     });
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);

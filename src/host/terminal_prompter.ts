@@ -8,7 +8,7 @@
 
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
-import type { Prompter, ResultDecision } from "../machines/prompter.ts";
+import type { Prompter, ResultDecision, RunDecision } from "../machines/prompter.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import type { TerminalIo } from "./terminal_io.ts";
@@ -75,18 +75,74 @@ export class TerminalPrompter implements Prompter {
     return this.#oneAtATime(() => this.#openEditor(call, response, signal));
   }
 
+  approveRun(call: ToolCall, mode: "ask" | "edit", signal: AbortSignal): Promise<RunDecision> {
+    return this.#oneAtATime(async () => {
+      const args = JSON.stringify(call.arguments);
+      for (;;) {
+        this.#io.stderr(
+          `Run ${call.name} (${call.id}) with ${args}? [y]es, [e]dit arguments, [n]o? `,
+        );
+        const answer = mode === "edit" ? "e" : await this.#readLine(signal);
+        if (answer === null) return { kind: "skip" };
+        switch (answer.trim().toLowerCase()) {
+          case "":
+          case "y":
+          case "yes":
+            return { kind: "run" };
+          case "n":
+          case "no":
+            return { kind: "skip" };
+          case "e":
+          case "edit": {
+            if (mode === "edit") this.#io.stderr("opening the editor\n");
+            const edited = await this.#editText(
+              `${call.name}-arguments`,
+              JSON.stringify(call.arguments, null, 2),
+              signal,
+            );
+            if (edited === undefined) return { kind: "run" };
+            try {
+              const parsed: unknown = JSON.parse(edited);
+              if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+                return { kind: "edit", arguments: parsed as Record<string, unknown> };
+              }
+              this.#io.stderr("the arguments must be a JSON object; not running the call\n");
+            } catch (error) {
+              this.#io.stderr(
+                `the edited arguments are not JSON (${
+                  (error as Error).message
+                }); not running the call\n`,
+              );
+            }
+            return { kind: "skip" };
+          }
+          default:
+            this.#io.stderr(`please answer y, e or n\n`);
+        }
+      }
+    });
+  }
+
   async #openEditor(
     call: ToolCall,
     response: ToolCallResponse,
     signal: AbortSignal,
   ): Promise<ResultDecision> {
+    const edited = await this.#editText(call.name, response.content, signal);
+    return edited === undefined || edited === response.content
+      ? { kind: "deliver" }
+      : { kind: "edit", content: edited };
+  }
+
+  /** Opens the editor on `text`; the edited text, or undefined when the editor failed. */
+  async #editText(name: string, text: string, signal: AbortSignal): Promise<string | undefined> {
     const path = await Deno.makeTempFile({
       ...(this.#tempDir === undefined ? {} : { dir: this.#tempDir }),
-      prefix: `spillway-${call.name}-`,
+      prefix: `spillway-${name}-`,
       suffix: ".txt",
     });
     try {
-      await Deno.writeTextFile(path, response.content);
+      await Deno.writeTextFile(path, text);
       const [program, ...args] = this.#editor;
       if (program === undefined) throw new TypeError("no editor configured");
       const status = await new Deno.Command(program, {
@@ -97,13 +153,10 @@ export class TerminalPrompter implements Prompter {
         signal,
       }).output();
       if (!status.success) {
-        this.#io.stderr(
-          `${program} exited with code ${status.code}: delivering the result unedited\n`,
-        );
-        return { kind: "deliver" };
+        this.#io.stderr(`${program} exited with code ${status.code}: keeping the text unedited\n`);
+        return undefined;
       }
-      const edited = await Deno.readTextFile(path);
-      return edited === response.content ? { kind: "deliver" } : { kind: "edit", content: edited };
+      return await Deno.readTextFile(path);
     } finally {
       await Deno.remove(path).catch(() => {});
     }

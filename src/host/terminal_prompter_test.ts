@@ -40,3 +40,23 @@ Deno.test("TerminalPrompter.edit() returns what the editor left in the file", as
   const untouched = new TerminalPrompter({ io, editor: [Deno.execPath(), "eval", "0"] });
   assert.deepEqual(await untouched.edit(call, response, signal), { kind: "deliver" });
 });
+
+Deno.test("TerminalPrompter.approveRun() runs, skips, or runs with edited arguments", async () => {
+  const io = captureCommandIo();
+  const yes = new TerminalPrompter({ io, readLine: answers("y") });
+  assert.deepEqual(await yes.approveRun(call, "ask", signal), { kind: "run" });
+  const no = new TerminalPrompter({ io, readLine: answers("huh", "n") });
+  assert.deepEqual(await no.approveRun(call, "ask", signal), { kind: "skip" });
+  assert.match(io.err(), /please answer y, e or n\n/);
+  const script = `await Deno.writeTextFile(Deno.args[0], '{"filter": "parser"}');`;
+  const edit = new TerminalPrompter({ io, editor: [Deno.execPath(), "eval", script] });
+  assert.deepEqual(await edit.approveRun(call, "edit", signal), {
+    kind: "edit",
+    arguments: { filter: "parser" },
+  });
+  const broken = new TerminalPrompter({
+    io,
+    editor: [Deno.execPath(), "eval", `await Deno.writeTextFile(Deno.args[0], "{nope");`],
+  });
+  assert.deepEqual(await broken.approveRun(call, "edit", signal), { kind: "skip" });
+});

@@ -72,24 +72,21 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     const { inlineResults, resultsFileLink } = this.#options.styleFor(call.name);
     const lines = response.content.split("\n");
     if (lines.at(-1) === "") lines.pop();
-    const shown = inlineResults === "off"
-      ? 0
-      : inlineResults === "full"
-      ? lines.length
-      : inlineResults;
-    const bar = response.isError ? "  ✗ " : "  │ ";
-    let text = "";
-    for (const line of lines.slice(0, shown)) text += bar + sanitizeForTerminal(line) + "\n";
-    const hidden = lines.length - Math.min(shown, lines.length);
     const size = ByteSize.fromBytes(utf8Length(response.content)).human();
-    if (hidden > 0) {
-      const more = shown === 0 ? `${lines.length} lines` : `${hidden} more lines`;
-      const file = resultsFileLink === "off" ? undefined : this.#writeResult(call, response);
-      text += `  … ${more} (${size} in all)${
-        file === undefined ? "" : `, full result: ${this.#link(file, resultsFileLink)}`
-      }\n`;
-    } else if (lines.length === 0) {
-      text += `${bar}(empty${response.isError ? " error" : ""})\n`;
+    const what = response.isError ? "error" : "result";
+    let text = `◂ ${call.name} (${call.id}) ${what}: ${plural(lines.length, "line")}, ${size}\n`;
+    const shown = Math.min(
+      lines.length,
+      inlineResults === "off" ? 0 : inlineResults === "full" ? lines.length : inlineResults,
+    );
+    const bar = response.isError ? "  ✗ " : "  │ ";
+    for (const line of lines.slice(0, shown)) text += bar + sanitizeForTerminal(line) + "\n";
+    if (shown < lines.length && resultsFileLink !== "off") {
+      const file = this.#writeResult(call, response);
+      if (file !== undefined) {
+        const more = shown === 0 ? "" : `${plural(lines.length - shown, "more line")}: `;
+        text += `  … ${more}full result in ${this.#link(file, resultsFileLink)}\n`;
+      }
     }
     this.#options.io.stdout(text);
   }
@@ -123,4 +120,8 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     }
     return style === "full" ? path : shown;
   }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

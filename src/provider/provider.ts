@@ -9,20 +9,45 @@
 import type { ToolCall } from "../review/tool_call.ts";
 
 /** One message of the provider view of a conversation. */
-export type ConversationMessage =
-  | { readonly role: "user"; readonly content: string }
-  | { readonly role: "assistant"; readonly text: string; readonly toolCalls: readonly ToolCall[] }
-  | {
-    readonly role: "tool";
-    readonly id: string;
-    readonly content: string;
-    readonly isError: boolean;
-  };
+export type ConversationMessage = UserMessage | AssistantTurnMessage | ToolMessage;
+
+/** The user's prompt. */
+export interface UserMessage {
+  /** Always `"user"`. */
+  readonly role: "user";
+  /** The prompt text. */
+  readonly content: string;
+}
+
+/** What the assistant said, and the calls it asked for. */
+export interface AssistantTurnMessage {
+  /** Always `"assistant"`. */
+  readonly role: "assistant";
+  /** The assistant's text. */
+  readonly text: string;
+  /** The tool calls it asked for (possibly none). */
+  readonly toolCalls: readonly ToolCall[];
+}
+
+/** A recorded tool response, exactly as delivered. */
+export interface ToolMessage {
+  /** Always `"tool"`. */
+  readonly role: "tool";
+  /** The call id it answers. */
+  readonly id: string;
+  /** The recorded content (capped). */
+  readonly content: string;
+  /** Whether it reports a failure. */
+  readonly isError: boolean;
+}
 
 /** A tool as advertised to the model. */
 export interface ToolSpec {
+  /** The name the model calls it by. */
   readonly name: string;
+  /** What the model reads about it. */
   readonly description: string;
+  /** The JSON Schema of its arguments. */
   readonly inputSchema: Readonly<Record<string, unknown>>;
 }
 
@@ -40,11 +65,14 @@ export interface ProviderRequest {
 
 /** The assistant's answer: text, and tool calls (none ends the turn). */
 export interface AssistantMessage {
+  /** The assistant's text. */
   readonly text: string;
+  /** The tool calls it asks for; none ends the turn. */
   readonly toolCalls: readonly ToolCall[];
 }
 
 /** A model client. A failed request rejects (e.g. `prompt is too long`). */
 export interface Provider {
+  /** Sends one request and resolves with the assistant's answer. */
   complete(request: ProviderRequest): Promise<AssistantMessage>;
 }

@@ -18,12 +18,15 @@ import type { AssistantMessage, Provider, ProviderRequest } from "./provider.ts"
 
 /** One scripted assistant message. */
 export interface ScriptCycle {
+  /** The assistant's text. */
   readonly text: string;
+  /** The calls it asks for; none ends the turn. */
   readonly toolCalls: readonly ToolCall[];
 }
 
 /** A parsed script. */
 export interface Script {
+  /** Cycle N answers request N of a turn. */
   readonly cycles: readonly ScriptCycle[];
   /** Requests larger than this (UTF-8 bytes of their messages) fail. */
   readonly contextWindow?: ByteSize;
@@ -139,10 +142,12 @@ export async function loadScript(path: string): Promise<Script> {
 export class ScriptedProvider implements Provider {
   readonly #script: Script;
 
+  /** Replays `script`. */
   constructor(script: Script) {
     this.#script = script;
   }
 
+  /** Answers request `request.cycle` with that cycle, or ends the turn past the script's end. */
   complete(request: ProviderRequest): Promise<AssistantMessage> {
     request.signal.throwIfAborted();
     const window = this.#script.contextWindow;

@@ -14,7 +14,7 @@ import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { Prompter } from "../machines/prompter.ts";
-import { runTurn, type RunTurnOptions } from "../machines/run_turn.ts";
+import { runTurn } from "../machines/run_turn.ts";
 import type { Clock, NoticeSink, PolicyFor, ToolPolicy } from "../machines/turn_dependencies.ts";
 import type { TurnOutput } from "../machines/turn_machine.ts";
 import type { TurnObserver } from "../machines/turn_observer.ts";
@@ -67,14 +67,24 @@ export interface RuntimeOptions {
   readonly upstreamStderr?: "inherit" | "null";
 }
 
+/**
+ * An XState inspection event (`@xstate.actor`, `@xstate.event`,
+ * `@xstate.snapshot`, `@xstate.action`, `@xstate.microstep`); cast it to
+ * XState's `InspectionEvent` for the details.
+ */
+export interface InspectionEventLike {
+  /** The kind of inspection event, e.g. `"@xstate.snapshot"`. */
+  readonly type: string;
+}
+
 /** Options of one {@linkcode Runtime.query}. */
 export interface QueryOptions {
   /** Continue this conversation. Default: a new one. */
   readonly conversationId?: string;
   /** Cancels the turn: running calls get their `cancellation_response`. */
   readonly signal?: AbortSignal;
-  /** Receives XState inspection events of the turn's machines. */
-  readonly inspect?: RunTurnOptions["inspect"];
+  /** Receives XState inspection events of the turn's machines (`--inspect FILE`). */
+  readonly inspect?: (event: InspectionEventLike) => void;
 }
 
 /** What one turn did, and where it was written. */
@@ -91,8 +101,6 @@ export interface Runtime {
   readonly config: SpillwayConfig;
   /** The tools the model is offered. */
   readonly tools: readonly ToolSpec[];
-  /** The in-process MCP execution service (external agents can connect to it). */
-  readonly service: ExecutionService;
   /** Runs one turn for `prompt`. */
   query(prompt: string, options?: QueryOptions): Promise<QueryResult>;
   /** Stops tool sources, servers and the executor. Idempotent. */
@@ -185,7 +193,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   return {
     config,
     tools,
-    service,
     async query(prompt, queryOptions = {}) {
       if (closed !== undefined) throw new TypeError("the runtime is closed");
       const conversationId = queryOptions.conversationId ??

@@ -7,61 +7,93 @@
 
 /** A user prompt starts a turn. */
 export interface TurnStartEvent {
+  /** `"turn_start"`. */
   readonly type: "turn_start";
+  /** The turn's id (`<conversation>/<n>`). */
   readonly turn_id: string;
+  /** The user's prompt. */
   readonly prompt: string;
+  /** ISO 8601 time. */
   readonly at: string;
 }
 
 /** A request sent to the model (its size in bytes, not its body). */
 export interface ChatRequestEvent {
+  /** `"chat_request"`. */
   readonly type: "chat_request";
+  /** The turn's id. */
   readonly turn_id: string;
+  /** 0 for the first request of the turn. */
   readonly cycle: number;
+  /** UTF-8 bytes of the request's messages. */
   readonly bytes: number;
+  /** ISO 8601 time. */
   readonly at: string;
 }
 
-/** The assistant's message: text and the tool calls it asked for. */
+/** The assistant's message; its tool calls follow as `tool_call_request` events. */
 export interface ChatResponseEvent {
+  /** `"chat_response"`. */
   readonly type: "chat_response";
+  /** The turn's id. */
   readonly turn_id: string;
+  /** The request it answers. */
   readonly cycle: number;
+  /** The assistant's text. */
   readonly text: string;
+  /** ISO 8601 time. */
   readonly at: string;
 }
 
 /** One tool call the assistant asked for. */
 export interface ToolCallRequestEvent {
+  /** `"tool_call_request"`. */
   readonly type: "tool_call_request";
+  /** The call id. */
   readonly id: string;
+  /** The tool name. */
   readonly name: string;
+  /** The JSON arguments. */
   readonly arguments: Readonly<Record<string, unknown>>;
 }
 
 /** The recorded (and delivered) response to one tool call. */
 export interface ToolCallResponseEvent {
+  /** `"tool_call_response"`. */
   readonly type: "tool_call_response";
+  /** The call id it answers. */
   readonly id: string;
+  /** The content exactly as delivered (capped, marker included). */
   readonly content: string;
+  /** Whether it reports a failure. */
   readonly is_error: boolean;
 }
 
-/** A non-destructive compaction: the provider view applies it. */
+/** A non-destructive compaction: the provider view applies it, storage keeps the payload. */
 export interface CompactionEvent {
+  /** `"compaction"`. */
   readonly type: "compaction";
+  /** The strategy, e.g. `"strip-responses"`. */
   readonly strategy: string;
+  /** Only responses of at least this many bytes are affected. */
   readonly over_bytes?: number;
+  /** The responses it applies to. */
   readonly response_ids: readonly string[];
+  /** ISO 8601 time. */
   readonly at: string;
 }
 
 /** A turn ended (`finished`) or failed (`failed`, with the reason). */
 export interface TurnEndEvent {
+  /** `"turn_end"`. */
   readonly type: "turn_end";
+  /** The turn's id. */
   readonly turn_id: string;
+  /** How it ended. */
   readonly status: "finished" | "failed";
+  /** Why it failed. */
   readonly reason?: string;
+  /** ISO 8601 time. */
   readonly at: string;
 }
 
