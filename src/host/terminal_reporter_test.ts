@@ -71,6 +71,7 @@ Deno.test("TerminalReporter uses an OSC 8 link only on a terminal", async () => 
   r.toolCallResult(call, { id: "call_2", content: "a\nb", isError: false });
   assert.match(
     io.out(),
+    // deno-lint-ignore no-control-regex
     /full result in \x1b\]8;;file:\/\/.*call_2\.txt\x1b\\results\/call_2\.txt\x1b\]8;;\x1b\\\n$/,
   );
   await Deno.remove(dir, { recursive: true });
