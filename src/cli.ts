@@ -10,12 +10,13 @@
 import type { Command } from "./commands/command.ts";
 import { type CommandIo, denoCommandIo } from "./commands/command_io.ts";
 import { configCheckCommand } from "./commands/config_check.ts";
+import { inspectCommand } from "./commands/inspect.ts";
 import { queryCommand } from "./commands/query.ts";
 import { formatCommandHelp, formatCommandList } from "./commands/_help.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
 
 /** Every command, in the order `spillway --help` lists them. */
-export const COMMANDS: readonly Command[] = [queryCommand, configCheckCommand];
+export const COMMANDS: readonly Command[] = [queryCommand, configCheckCommand, inspectCommand];
 
 /** Exit code for a bad command line. */
 export const EXIT_USAGE = 2;
