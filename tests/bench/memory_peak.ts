@@ -1,0 +1,244 @@
+/**
+ * Peak memory of one turn whose tool returns a very large result (DESIGN
+ * §12: "a 100 MiB tool result end to end stays under 4× its size in peak
+ * RSS"). Runs one turn through `createRuntime` with the file store in a
+ * temporary workspace: the scripted assistant calls one tool once, the
+ * result is capped at the default 256KB, recorded, flushed and delivered,
+ * and the turn ends. Then it prints one JSON line with this process's peak
+ * RSS (the kernel's high-water mark, `VmHWM`). The tool's own process is
+ * separate and not counted.
+ *
+ *     deno run --allow-all tests/bench/memory_peak.ts \
+ *       [--mib N] [--source local|upstream|builtin]
+ *
+ * (`--allow-all` only so it may read `/proc/self/status`; a turn itself
+ * needs `--allow-read --allow-write --allow-run --allow-env`, see
+ * {@linkcode peakRss} for what it reports with those.)
+ *
+ * - `--mib N`: size of the result in MiB (default 100); `--mib 0` runs the
+ *   same turn with a 1 KiB result: the baseline of a runtime that did the
+ *   same work without the large result.
+ * - `--source local` (default): `examples/tools/noisy_test_run.ts`, read from
+ *   a pipe; `upstream`: `big_report` of `examples/upstream_server.ts` over
+ *   stdio MCP; `builtin`: a TypeScript tool returning the text from memory
+ *   (its text is built in this process and counts towards the peak).
+ * - `--via runtime` (default): `createRuntime` with no observer; `cli`: the
+ *   `query` command in this process (runtime plus terminal reporter, which
+ *   renders the raw result and writes it to the results file); `cli-quiet`:
+ *   the same with `--quiet`.
+ *
+ * `tests/e2e_memory_test.ts` runs it and asserts the target.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { fakeTestLog } from "../../examples/fake_test_log.ts";
+import { main } from "../../src/cli.ts";
+import { captureCommandIo } from "../../src/commands/command_io.ts";
+import { parseConfig } from "../../src/config/parse_config.ts";
+import { createRuntime } from "../../src/runtime/create_runtime.ts";
+import type { BuiltinTool } from "../../src/service/builtin/builtin_tool.ts";
+import { FileStreamStore } from "../../src/stream/file_stream_store.ts";
+
+/** What the script prints (one JSON line on stdout). */
+export interface MemoryPeakReport {
+  /** Where the result came from. */
+  readonly source: Source;
+  /** How the turn was run: `createRuntime`, or the `query` command (with or without `--quiet`). */
+  readonly via: Via;
+  /** UTF-8 bytes of the tool's result. */
+  readonly resultBytes: number;
+  /** UTF-8 bytes of the response as recorded (capped). */
+  readonly recordedBytes: number;
+  /** Peak resident set size of this process, in bytes. */
+  readonly peakRssBytes: number;
+  /** Where the peak was read: `VmHWM` (exact) or `ru_maxrss` (see {@linkcode peakRss}). */
+  readonly peakFrom: "VmHWM" | "ru_maxrss";
+  /** Resident set size at the end, in bytes. */
+  readonly endRssBytes: number;
+  /** How long the turn took, in ms. */
+  readonly turnMs: number;
+}
+
+type Source = "local" | "upstream" | "builtin";
+type Via = "runtime" | "cli" | "cli-quiet";
+
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const MIB = 1024 * 1024;
+/** The baseline's result: small, but through the same tool and the same path. */
+const BASELINE_BYTES = 1024;
+
+/**
+ * This process's peak resident set size in bytes, and where it was read.
+ *
+ * `VmHWM` of `/proc/self/status` is the high-water mark of this process's
+ * own address space. Deno lets only `--allow-all` read `/proc/self`; without
+ * it the script falls back to `getrusage`'s `ru_maxrss`, which Linux carries
+ * over `exec` from the parent: right for a launch from a shell, but inflated
+ * to the parent's peak when a large process (a test runner) spawns this one.
+ */
+export function peakRss(): { bytes: number; from: "VmHWM" | "ru_maxrss" } {
+  try {
+    const status = Deno.readTextFileSync("/proc/self/status");
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+    if (match !== null) return { bytes: Number(match[1]) * 1024, from: "VmHWM" };
+  } catch {
+    // Not Linux, or not --allow-all: fall back to getrusage.
+  }
+  return { bytes: process.resourceUsage().maxRSS * 1024, from: "ru_maxrss" };
+}
+
+function flag(name: string): string | undefined {
+  const index = Deno.args.indexOf(`--${name}`);
+  return index < 0 ? undefined : Deno.args[index + 1];
+}
+
+function configFor(source: Source): string {
+  const deno = JSON.stringify(Deno.execPath());
+  switch (source) {
+    case "local":
+      return `[conversation.tools.produce]
+source = "local"
+command = [${deno}, "run", "examples/tools/noisy_test_run.ts"]
+`;
+    case "upstream":
+      return `[providers.mcp.reports]
+type = "stdio"
+command = ${deno}
+arguments = ["run", "--allow-env", "examples/upstream_server.ts"]
+
+[conversation.tools.produce]
+source = "mcp.reports.big_report"
+`;
+    case "builtin":
+      return "";
+  }
+}
+
+/** The assistant: one call of `produce` in cycle 0, then done. */
+function provider(megabytes: number) {
+  return ({ cycle }: { readonly cycle: number }) =>
+    Promise.resolve(
+      cycle === 0
+        ? {
+          text: "Producing.",
+          toolCalls: [{ id: "call_1", name: "produce", arguments: { megabytes } }],
+        }
+        : { text: "Done.", toolCalls: [] },
+    );
+}
+
+/** One turn through createRuntime; returns the recorded response's size. */
+async function turnViaRuntime(
+  source: Source,
+  resultBytes: number,
+  workspace: string,
+): Promise<number> {
+  const builtin: BuiltinTool = {
+    name: "produce",
+    description: "Returns a big text.",
+    inputSchema: { type: "object" },
+    run: () => Promise.resolve(fakeTestLog(resultBytes)),
+  };
+  const runtime = await createRuntime({
+    workspace,
+    cwd: REPO,
+    config: parseConfig(configFor(source), "<memory_peak>"),
+    ...(source === "builtin" ? { tools: [builtin] } : {}),
+    provider: provider(resultBytes / MIB),
+    noticeSink: { notice: () => {} },
+  });
+  try {
+    const turn = await runtime.query("Produce the result");
+    if (turn.status !== "finished") throw new Error(`the turn failed: ${turn.reason}`);
+    const response = turn.messages.find((m) => m.role === "tool");
+    if (response === undefined || response.role !== "tool") throw new Error("no tool message");
+    if (response.isError) throw new Error(`the tool failed: ${response.content.slice(0, 500)}`);
+    const originalBytes = turn.notices[0]?.originalBytes ?? resultBytes;
+    if (originalBytes !== resultBytes) {
+      throw new Error(`the tool returned ${originalBytes} bytes, not ${resultBytes}`);
+    }
+    return new TextEncoder().encode(response.content).length;
+  } finally {
+    await runtime.close();
+  }
+}
+
+/**
+ * One turn through the command line, in this process (`main(["query", …])`):
+ * the runtime plus the terminal reporter, which renders the raw result and
+ * writes it to the results file.
+ */
+async function turnViaCli(
+  source: Source,
+  resultBytes: number,
+  workspace: string,
+  quiet: boolean,
+): Promise<number> {
+  if (source === "builtin") throw new TypeError("--via cli needs --source local or upstream");
+  await Deno.writeTextFile(join(workspace, "config.toml"), configFor(source));
+  await Deno.writeTextFile(
+    join(workspace, "script.toml"),
+    `[[cycles]]\ntool_calls = [{ id = "call_1", name = "produce", arguments = { megabytes = ${
+      resultBytes / MIB
+    } } }]\n\n[[cycles]]\ntext = "Done."\n`,
+  );
+  const io = captureCommandIo({ env: {}, cwd: REPO });
+  const args = ["query", "--workspace", workspace, "--script", join(workspace, "script.toml")];
+  const code = await main([...args, ...(quiet ? ["--quiet"] : []), "Produce the result"], io);
+  if (code !== 0) throw new Error(`query exited ${code}: ${io.err()}`);
+  const [id] = await new FileStreamStore(join(workspace, "conversations")).list();
+  const log = await Deno.readTextFile(join(workspace, "conversations", id!, "events.jsonl"));
+  for (const line of log.trimEnd().split("\n")) {
+    const event = JSON.parse(line) as { type: string; content?: string };
+    if (event.type === "tool_call_response") return new TextEncoder().encode(event.content).length;
+  }
+  throw new Error("no tool_call_response recorded");
+}
+
+/** Runs the measured turn and returns its report. */
+async function measure(
+  source: Source,
+  resultBytes: number,
+  via: Via,
+): Promise<MemoryPeakReport> {
+  const workspace = await Deno.makeTempDir({ prefix: "spillway_memory_" });
+  try {
+    const started = performance.now();
+    const recordedBytes = via === "runtime"
+      ? await turnViaRuntime(source, resultBytes, workspace)
+      : await turnViaCli(source, resultBytes, workspace, via === "cli-quiet");
+    const turnMs = performance.now() - started;
+    const peak = peakRss();
+    return {
+      source,
+      via,
+      resultBytes,
+      recordedBytes,
+      peakRssBytes: peak.bytes,
+      peakFrom: peak.from,
+      endRssBytes: process.memoryUsage.rss(),
+      turnMs: Math.round(turnMs),
+    };
+  } finally {
+    await Deno.remove(workspace, { recursive: true });
+  }
+}
+
+if (import.meta.main) {
+  const source = (flag("source") ?? "local") as Source;
+  if (!["local", "upstream", "builtin"].includes(source)) {
+    throw new TypeError(`--source must be local, upstream or builtin, got ${source}`);
+  }
+  const via = (flag("via") ?? "runtime") as Via;
+  if (!["runtime", "cli", "cli-quiet"].includes(via)) {
+    throw new TypeError(`--via must be runtime, cli or cli-quiet, got ${via}`);
+  }
+  const mib = Number(flag("mib") ?? "100");
+  if (!Number.isFinite(mib) || mib < 0) throw new TypeError(`--mib must be a size in MiB`);
+  const report = await measure(source, mib === 0 ? BASELINE_BYTES : Math.round(mib * MIB), via);
+  console.log(JSON.stringify(report));
+}
