@@ -64,7 +64,10 @@ Deno.test("main() prints a command's help for `help <command>` and `<command> --
 Deno.test("main() answers an unknown command with the list and exit 2", async () => {
   const io = captureCommandIo();
   assert.equal(await main(["frobnicate"], io), 2);
-  assert.match(io.err(), /^spillway: unknown command "frobnicate"\nCommands:\n {2}query .*\n {2}config check /);
+  assert.match(
+    io.err(),
+    /^spillway: unknown command "frobnicate"\nCommands:\n {2}query .*\n {2}config check /,
+  );
   const group = captureCommandIo();
   assert.equal(await main(["config"], group), 2);
   assert.match(group.err(), /^spillway: "config" needs a subcommand/);
