@@ -93,18 +93,9 @@ Deno.test({
   fn: () => assertTarget("upstream", "runtime"),
 });
 
-/**
- * The `query` command with its terminal reporter is over the target today
- * (measured: local 3.75×, upstream 5.4× above the baseline): the reporter's
- * `toolCallResult` splits the whole raw result into lines to count them and
- * `writeTextFileSync` encodes all of it at once for the results file.
- * Turn this on when the reporter counts and writes without copying.
- */
-const REPORTER_STREAMS_RESULTS = false;
-
 Deno.test({
   name: `spillway query (terminal reporter) keeps a ${RESULT_MIB} MiB upstream MCP result ` +
     `under ${MAX_FACTOR}× in peak RSS`,
-  ignore: !linux || !REPORTER_STREAMS_RESULTS,
+  ignore: !linux,
   fn: () => assertTarget("upstream", "cli"),
 });

@@ -70,21 +70,20 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   toolCallResult(call: ToolCall, response: ToolCallResponse): void {
     if (this.#options.quiet) return;
     const { inlineResults, resultsFileLink } = this.#options.styleFor(call.name);
-    const lines = response.content.split("\n");
-    if (lines.at(-1) === "") lines.pop();
-    const size = ByteSize.fromBytes(utf8Length(response.content)).human();
+    const content = response.content;
+    const limit = inlineResults === "off" ? 0 : inlineResults === "full" ? Infinity : inlineResults;
+    // A result can be 100 MB: count its lines and take the first few without
+    // splitting (and so copying) the whole text.
+    const { count, shown } = headLines(content, limit);
+    const size = ByteSize.fromBytes(utf8Length(content)).human();
     const what = response.isError ? "error" : "result";
-    let text = `◂ ${call.name} (${call.id}) ${what}: ${plural(lines.length, "line")}, ${size}\n`;
-    const shown = Math.min(
-      lines.length,
-      inlineResults === "off" ? 0 : inlineResults === "full" ? lines.length : inlineResults,
-    );
+    let text = `◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}\n`;
     const bar = response.isError ? "  ✗ " : "  │ ";
-    for (const line of lines.slice(0, shown)) text += bar + sanitizeForTerminal(line) + "\n";
-    if (shown < lines.length && resultsFileLink !== "off") {
-      const file = this.#writeResult(call, response);
+    for (const line of shown) text += bar + sanitizeForTerminal(line) + "\n";
+    if (shown.length < count && resultsFileLink !== "off") {
+      const file = this.#writeResult(call, content);
       if (file !== undefined) {
-        const more = shown === 0 ? "" : `${plural(lines.length - shown, "more line")}: `;
+        const more = shown.length === 0 ? "" : `${plural(count - shown.length, "more line")}: `;
         text += `  … ${more}full result in ${this.#link(file, resultsFileLink)}\n`;
       }
     }
@@ -95,14 +94,14 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     this.#options.io.stderr(`${formatNotice(fact)}\n`);
   }
 
-  #writeResult(call: ToolCall, response: ToolCallResponse): string | undefined {
+  #writeResult(call: ToolCall, content: string): string | undefined {
     const path = join(this.#options.resultsDir, `${call.id.replace(/[^A-Za-z0-9._-]/g, "_")}.txt`);
     try {
       if (!this.#madeResultsDir) {
         Deno.mkdirSync(this.#options.resultsDir, { recursive: true });
         this.#madeResultsDir = true;
       }
-      Deno.writeTextFileSync(path, response.content);
+      writeTextInChunks(path, content);
       return path;
     } catch (error) {
       getLogger(["spillway", "host"]).warn("could not write the full result of {id}: {error}", {
@@ -124,4 +123,44 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** The number of lines of `text` (a final newline ends a line), and the first `limit` of them. */
+export function headLines(text: string, limit: number): { count: number; shown: string[] } {
+  const shown: string[] = [];
+  let count = 0;
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf("\n", start);
+    const stop = end === -1 ? text.length : end;
+    if (count < limit) shown.push(text.slice(start, stop));
+    count++;
+    start = stop + 1;
+  }
+  return { count, shown };
+}
+
+/** Chunk size for writing full results: the whole text is never encoded at once. */
+const WRITE_CHUNK_BYTES = 1024 * 1024;
+
+/** Writes `text` as UTF-8 through one reused buffer. */
+export function writeTextInChunks(path: string, text: string): void {
+  const file = Deno.openSync(path, { write: true, create: true, truncate: true });
+  try {
+    const encoder = new TextEncoder();
+    const buffer = new Uint8Array(WRITE_CHUNK_BYTES);
+    // A UTF-16 unit takes at most 3 UTF-8 bytes, so a third of the buffer always fits.
+    const units = Math.floor(WRITE_CHUNK_BYTES / 3);
+    for (let offset = 0; offset < text.length;) {
+      let end = Math.min(text.length, offset + units);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--; // keep a pair together
+      const { written } = encoder.encodeInto(text.slice(offset, end), buffer);
+      let bytes = buffer.subarray(0, written);
+      while (bytes.length > 0) bytes = bytes.subarray(file.writeSync(bytes));
+      offset = end;
+    }
+  } finally {
+    file.close();
+  }
 }

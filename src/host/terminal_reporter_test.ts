@@ -76,3 +76,27 @@ Deno.test("TerminalReporter uses an OSC 8 link only on a terminal", async () => 
   );
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("headLines() counts lines and keeps only the first few", async () => {
+  const { headLines } = await import("./terminal_reporter.ts");
+  assert.deepEqual(headLines("", 3), { count: 0, shown: [] });
+  assert.deepEqual(headLines("a\nb\n", 3), { count: 2, shown: ["a", "b"] });
+  assert.deepEqual(headLines("a\n\nc", 2), { count: 3, shown: ["a", ""] });
+  assert.deepEqual(headLines("x\n".repeat(1000), 1), { count: 1000, shown: ["x"] });
+});
+
+Deno.test("writeTextInChunks() writes exactly the UTF-8 of the text, pairs across chunks included", async () => {
+  const { writeTextInChunks } = await import("./terminal_reporter.ts");
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "out.txt");
+    // Odd-length prefixes shift every surrogate pair across the chunk boundaries.
+    for (const prefix of ["", "a", "ab"]) {
+      const text = prefix + "😀日本a".repeat(300_000);
+      writeTextInChunks(path, text);
+      assert.equal(await Deno.readTextFile(path), text);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
