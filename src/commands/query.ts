@@ -13,9 +13,15 @@ import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { InspectionLog } from "../host/inspection_log.ts";
+import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { TerminalReporter } from "../host/terminal_reporter.ts";
-import { loadScript, parseScript, ScriptedProvider } from "../provider/scripted_provider.ts";
+import {
+  loadScript,
+  parseScript,
+  type Script,
+  ScriptedProvider,
+} from "../provider/scripted_provider.ts";
 import { createRuntime, type QueryResult } from "../runtime/create_runtime.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
@@ -88,33 +94,58 @@ async function run(args: readonly string[], io: CommandIo): Promise<number> {
   const script = scriptPath === undefined
     ? parseScript(NO_SCRIPT, "<no script>")
     : await loadScript(resolve(io.cwd, scriptPath));
-  const quiet = flags.boolean("quiet");
-  const workspace = resolve(io.cwd, options.workspace ?? ".spillway");
-  const conversationId = flags.string("conversation") ?? newConversationId();
+  const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
+  try {
+    return await queryOnTerminal(prompt, {
+      io,
+      config,
+      script,
+      workspace: resolve(io.cwd, options.workspace ?? ".spillway"),
+      conversationId: flags.string("conversation") ?? newConversationId(),
+      quiet: flags.boolean("quiet"),
+      inspectPath: flags.string("inspect"),
+    });
+  } finally {
+    await stopLogging();
+  }
+}
+
+interface TerminalQuery {
+  readonly io: CommandIo;
+  readonly config: SpillwayConfig;
+  readonly script: Script;
+  readonly workspace: string;
+  readonly conversationId: string;
+  readonly quiet: boolean;
+  readonly inspectPath: string | undefined;
+}
+
+/** Runs the turn with the terminal as its host; returns the exit code. */
+async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<number> {
+  const { io, config, conversationId, quiet } = query;
   const reporter = new TerminalReporter({
     io,
     quiet,
     cwd: io.cwd,
-    resultsDir: join(workspace, "results", conversationId),
+    resultsDir: join(query.workspace, "results", conversationId),
     styleFor: (tool) => ({
       inlineResults: config.tool(tool).inlineResults(),
       resultsFileLink: config.tool(tool).resultsFileLink(),
     }),
   });
-  const interactive = Deno.stdin.isTerminal();
   const runtime = await createRuntime({
-    provider: new ScriptedProvider(script),
-    workspace,
+    provider: new ScriptedProvider(query.script),
+    workspace: query.workspace,
     config,
     cwd: io.cwd,
     noticeSink: reporter,
     observer: reporter,
-    ...(interactive ? { prompter: new TerminalPrompter({ io }) } : {}),
+    warn: (message) => io.stderr(`warning: ${message}\n`),
+    ...(Deno.stdin.isTerminal() ? { prompter: new TerminalPrompter({ io }) } : {}),
   });
-  const inspectPath = flags.string("inspect");
-  const inspection = inspectPath === undefined
+  const inspection = query.inspectPath === undefined
     ? undefined
-    : await InspectionLog.create(resolve(io.cwd, inspectPath));
+    : await InspectionLog.create(resolve(io.cwd, query.inspectPath));
   const cancel = new AbortController();
   const onInterrupt = () => {
     io.stderr("\ncancelling: running calls get their cancellation response…\n");

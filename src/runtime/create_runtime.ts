@@ -63,6 +63,8 @@ export interface RuntimeOptions {
   readonly clock?: Clock;
   /** Root of the builtin file tools and local commands. Default: the current directory. */
   readonly cwd?: string;
+  /** Receives warnings a person should see (a torn stream line skipped on load). Default: stderr. */
+  readonly warn?: (message: string) => void;
   /** Where upstream MCP servers' stderr goes. Default `"inherit"`. */
   readonly upstreamStderr?: "inherit" | "null";
 }
@@ -187,6 +189,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const store = options.store ?? new FileStreamStore(join(workspace, "conversations"));
   const clock = options.clock ?? { now: () => new Date() };
   const noticeSink = options.noticeSink ?? stderrNotices;
+  const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const connected = executor;
   let closed: Promise<void> | undefined;
 
@@ -200,7 +203,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const stream = await store.open(conversationId);
       try {
         const loaded = await stream.load();
-        for (const warning of loaded.warnings) getLogger(["spillway", "stream"]).warn(warning);
+        for (const warning of loaded.warnings) {
+          warn(warning);
+          getLogger(["spillway", "stream"]).warn(warning);
+        }
         const output = await runTurn(
           {
             turnId: `${conversationId}/${
