@@ -38,6 +38,10 @@ Deno.test("query runs a turn, prints calls and notices, and records the capped r
     assert.match(out, /^assistant: Looking\.\n/);
     assert.ok(out.includes(`▸ fs_read_file {"path":"big.txt"}  (call_1)\n`), out);
     assert.match(out, /◂ fs_read_file \(call_1\) result: 1 line, 488\.2 KB\n/);
+    assert.match(
+      out,
+      /◂ no_such_tool \(call_2\) error: 1 line, \d+ B\n  ✗ tool no_such_tool is not available/,
+    );
     assert.match(out, /\nassistant: Done\.\n/);
     const last = /Conversation (\S+) \(2 model requests, 1 cut response\): (\S+)\n$/.exec(out);
     assert.ok(last, out);

@@ -209,14 +209,21 @@ const turnSetup = setup({
       // Called before `storeReply`: `cycles` is still the index of this request.
       observe(context.input.observer, (observer) => observer.assistant?.(reply, context.cycles));
     },
-    settleCalls: assign(({ context }) =>
-      settleCalls(context.toolCalls, {
+    settleCalls: assign(({ context }) => {
+      const settled = settleCalls(context.toolCalls, {
         executor: context.input.executor,
         policyFor: context.input.policyFor,
         available: context.input.tools.map((tool) => tool.name),
         signal: context.signal,
-      })
-    ),
+      });
+      // Calls answered without running (unknown tool, run = "skip", …) are shown too.
+      for (const { index, review } of settled.preResolved) {
+        const call = context.toolCalls[index];
+        if (call === undefined) continue;
+        observe(context.input.observer, (o) => o.toolCallResult?.(call, review.response));
+      }
+      return settled;
+    }),
     spawnPhase: assign({
       phaseRef: ({ context, spawn }) =>
         context.toExecute.length === 0 ? undefined : spawn("phase", {

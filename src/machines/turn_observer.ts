@@ -17,6 +17,9 @@ export interface TurnObserver {
   assistant?(message: AssistantMessage, cycle: number): void;
   /** A call is about to run (not called for calls resolved without running). */
   toolCallStarted?(call: ToolCall): void;
-  /** A call's slot was written: the raw response before any cap. */
+  /**
+   * A call's slot was written: the raw response before any cap. Also called
+   * for calls answered without running (an unknown tool, `run = "skip"`).
+   */
   toolCallResult?(call: ToolCall, response: ToolCallResponse): void;
 }
