@@ -1,7 +1,8 @@
 /**
  * The `callGroup` machine: the part of a phase that owns a group of
- * `toolCall` actors. It spawns one `toolCall` per call (`executing`), tells
- * the phase `group.slotted` once every slot of the group is written, waits
+ * `toolCall` actors. It spawns one `toolCall` per call (`executing`), each of
+ * which writes its review to the group's {@linkcode SlotBoard}; it tells the
+ * phase `group.slotted` once the board is full (`slots.full`), waits
  * for the phase's `release` (`awaitingRelease`), forwards each
  * acknowledgement to its call (`releasing`), and ends (`released`) with the
  * deliveries, told as `group.released`.
@@ -16,7 +17,6 @@
  */
 
 import { type ActorRefFrom, assign, enqueueActions, setup } from "xstate";
-import type { Review } from "../review/review.ts";
 import type { Executor } from "../service/executor.ts";
 import type {
   IndexedAcknowledgement,
@@ -25,13 +25,17 @@ import type {
   IndexedReview,
 } from "./indexed_call.ts";
 import type { Prompter } from "./prompter.ts";
+import { SlotBoard } from "./slot_board.ts";
 import {
-  type SlotWrittenEvent,
+  isUnattended,
+  type ToolCallInput,
   toolCallMachine,
   type ToolCallOutput,
+  unattendedToolCallMachine,
 } from "./tool_call_machine.ts";
 import type { ToolPolicy } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
+import { AbortScope } from "./_abort_scope.ts";
 
 /**
  * Calls per group. Measured with 1,000 and 4,000 calls of 1 KB: groups of 32
@@ -85,7 +89,16 @@ export interface CallGroupOutput {
   readonly deliveries: readonly IndexedDelivery[];
 }
 
-type ToolCallRef = ActorRefFrom<typeof toolCallMachine>;
+type ToolCallRef =
+  | ActorRefFrom<typeof toolCallMachine>
+  | ActorRefFrom<typeof unattendedToolCallMachine>;
+
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+/** From the group's slot board: every call has written its slot. */
+interface SlotsFullEvent {
+  readonly type: "slots.full";
+}
 
 /** The done event of a spawned toolCall (its id is `call.<index>`). */
 interface ToolCallDoneEvent {
@@ -95,62 +108,65 @@ interface ToolCallDoneEvent {
 
 interface CallGroupContext {
   readonly input: CallGroupInput;
+  /**
+   * The calls' signal: follows `input.signal` with one listener for the whole
+   * group, so the turn's signal never collects a listener per call (see
+   * `_abort_scope.ts`). Aborted when the group is stopped before its calls
+   * were released, which cancels the calls still running.
+   */
+  readonly scope: AbortScope;
   /** Call index → position in `input.calls`. */
   readonly positions: ReadonlyMap<number, number>;
   readonly callRefs: readonly ToolCallRef[];
-  /** Reviews by position. Written in place: copying per write would be O(n²) per group. */
-  readonly slots: Array<Review | undefined>;
-  readonly written: number;
-  /** Deliveries by position, written in place like `slots`. */
+  /** Where the calls write their reviews; it sends `slots.full` when the last one is in. */
+  readonly slots: SlotBoard;
+  /**
+   * Deliveries by position, written in place: copying per write would be
+   * O(n²) per group, and an `assign` per call would copy the group's snapshot
+   * once per call.
+   */
   readonly deliveries: Array<IndexedDelivery | undefined>;
-  readonly releasedCount: number;
+  /** How many deliveries are in, counted in place with the array. */
+  readonly count: { released: number };
 }
 
 const callGroupSetup = setup({
   types: {
     input: {} as CallGroupInput,
     context: {} as CallGroupContext,
-    events: {} as GroupReleaseEvent | SlotWrittenEvent | ToolCallDoneEvent,
+    events: {} as GroupReleaseEvent | SlotsFullEvent | ToolCallDoneEvent,
     emitted: {} as GroupSlottedEvent | GroupReleasedEvent,
     output: {} as CallGroupOutput,
   },
-  actors: { toolCall: toolCallMachine },
+  actors: { toolCall: toolCallMachine, unattendedToolCall: unattendedToolCallMachine },
   guards: {
-    allSlotsWritten: ({ context }) => context.written === context.input.calls.length,
-    allCallsReleased: ({ context }) => context.releasedCount === context.input.calls.length,
+    allSlotsWritten: ({ context }) => context.slots.full,
+    allCallsReleased: ({ context }) => context.count.released === context.input.calls.length,
   },
   actions: {
     spawnToolCalls: assign({
       callRefs: ({ context, spawn }) =>
-        context.input.calls.map(({ index, call }, position) =>
-          spawn("toolCall", {
-            id: `call.${index}`,
-            input: {
-              index,
-              call,
-              policy: context.input.policies[position] as ToolPolicy,
-              executor: context.input.executor,
-              prompter: context.input.prompter,
-              ...(context.input.signal === undefined ? {} : { signal: context.input.signal }),
-              ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
-            },
-          })
-        ),
-    }),
-    storeSlot: assign(({ context }, slot: SlotWrittenEvent) => {
-      const position = context.positions.get(slot.index);
-      if (position === undefined || context.slots[position] !== undefined) return {};
-      context.slots[position] = slot.review;
-      return { written: context.written + 1 };
+        context.input.calls.map(({ index, call }, position): ToolCallRef => {
+          const policy = context.input.policies[position] as ToolPolicy;
+          const input: ToolCallInput = {
+            index,
+            call,
+            policy,
+            executor: context.input.executor,
+            prompter: context.input.prompter,
+            signal: context.scope.signal,
+            slots: context.slots,
+            ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
+          };
+          const id = `call.${index}`;
+          // Same top-level states and events either way; the unattended one has no substates.
+          return isUnattended(policy)
+            ? spawn("unattendedToolCall", { id, input })
+            : spawn("toolCall", { id, input });
+        }),
     }),
     reportSlotted: enqueueActions(({ context, enqueue, self }) => {
-      const event: GroupSlottedEvent = {
-        type: "group.slotted",
-        slots: context.input.calls.map(({ index }, position) => ({
-          index,
-          review: context.slots[position] as Review,
-        })),
-      };
+      const event: GroupSlottedEvent = { type: "group.slotted", slots: context.slots.reviews() };
       enqueue.emit(event);
       // A standalone group (tests, inspection) has no phase to tell.
       if (self._parent) enqueue.sendParent(event);
@@ -172,16 +188,30 @@ const callGroupSetup = setup({
         });
       });
     }),
-    storeDelivery: assign(({ context }, released: ToolCallOutput) => {
+    storeDelivery: ({ context }, released: ToolCallOutput) => {
       const position = context.positions.get(released.index);
-      if (position === undefined || context.deliveries[position] !== undefined) return {};
+      if (position === undefined || context.deliveries[position] !== undefined) return;
       context.deliveries[position] = {
         index: released.index,
         callId: released.callId,
         delivery: released.delivery,
       };
-      return { releasedCount: context.releasedCount + 1 };
-    }),
+      context.count.released += 1;
+    },
+    // A group stopped early (its phase failed, the turn was stopped) cancels
+    // the calls still running; their links then release them with a failure.
+    cancelCallsWhenStopped: ({ context, self }) => {
+      const cancel = () =>
+        context.scope.abort(new Error("the tool phase was stopped before its calls were released"));
+      void self.subscribe({
+        complete: () => {
+          if (self.getSnapshot().status !== "done") cancel();
+        },
+        // Also keeps XState from reporting the error as unhandled: the phase handles it.
+        error: cancel,
+      });
+    },
+    stopFollowingSignal: ({ context }) => context.scope.dispose(),
     reportReleased: enqueueActions(({ context, enqueue, self }) => {
       const event: GroupReleasedEvent = {
         type: "group.released",
@@ -197,14 +227,18 @@ const callGroupSetup = setup({
 const machine = callGroupSetup.createMachine({
   id: "callGroup",
   initial: "executing",
-  context: ({ input }) => ({
+  entry: "cancelCallsWhenStopped",
+  context: ({ input, self }) => ({
     input,
+    scope: new AbortScope(input.signal ?? NEVER_ABORTED),
     positions: new Map(input.calls.map(({ index }, position) => [index, position])),
     callRefs: [],
-    slots: new Array<Review | undefined>(input.calls.length).fill(undefined),
-    written: 0,
+    slots: new SlotBoard(
+      input.calls.map(({ index }) => index),
+      () => self.send({ type: "slots.full" }),
+    ),
     deliveries: new Array<IndexedDelivery | undefined>(input.calls.length).fill(undefined),
-    releasedCount: 0,
+    count: { released: 0 },
   }),
   states: {
     executing: {
@@ -212,7 +246,8 @@ const machine = callGroupSetup.createMachine({
       // Also for a group whose calls all wrote their slot while being spawned.
       always: { guard: "allSlotsWritten", target: "awaitingRelease" },
       on: {
-        "slot.written": { actions: { type: "storeSlot", params: ({ event }) => event } },
+        // Re-checks `allSlotsWritten`: the board is read in place.
+        "slots.full": {},
       },
     },
     awaitingRelease: {
@@ -236,7 +271,7 @@ const machine = callGroupSetup.createMachine({
     },
     released: {
       type: "final",
-      entry: "reportReleased",
+      entry: ["stopFollowingSignal", "reportReleased"],
     },
   },
   output: ({ context }) => ({

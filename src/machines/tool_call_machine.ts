@@ -17,7 +17,7 @@
  * @module
  */
 
-import { assign, enqueueActions, fromPromise, sendTo, setup } from "xstate";
+import { assign, emit, fromPromise, setup } from "xstate";
 import { acceptedReview, type Review } from "../review/review.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
@@ -28,7 +28,7 @@ import type {
   Executor,
 } from "../service/executor.ts";
 import {
-  executionLink,
+  ExecutionLink,
   type ExecutionReleasedEvent,
   type ExecutionReport,
   type ExecutionSettledEvent,
@@ -45,6 +45,7 @@ import { type Approval, approveRun, promptResult } from "./tool_call_prompts.ts"
 import type { ToolPolicy } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 import { observe } from "./_observe.ts";
+import type { SlotBoard } from "./slot_board.ts";
 
 /** What a `toolCall` actor is started with. */
 export interface ToolCallInput {
@@ -62,6 +63,11 @@ export interface ToolCallInput {
   readonly signal?: AbortSignal;
   /** Told when the call starts and when its slot is written. Default: nobody. */
   readonly observer?: TurnObserver;
+  /**
+   * The call group's slots, where the review is written. Default: none (a
+   * standalone call only emits `slot.written`).
+   */
+  readonly slots?: SlotBoard;
 }
 
 /** What a `toolCall` actor ends with. */
@@ -84,7 +90,7 @@ export interface ReleaseEvent {
   readonly recorded: ToolCallResponse | undefined;
 }
 
-/** Sent to the parent (and emitted) once the review is in its slot. */
+/** Emitted once the review is in its slot (a call group's calls write it to the group's board). */
 export interface SlotWrittenEvent {
   /** The event type. */
   readonly type: "slot.written";
@@ -114,24 +120,37 @@ export interface CallReleasedEvent {
 /** The events a `toolCall` actor emits to listeners. */
 export type ToolCallNotification = SlotWrittenEvent | CallReleasedEvent;
 
+/**
+ * What changes is kept apart from what the call was started with: XState
+ * copies the whole context on every `assign`, so a small context keeps the
+ * per-call copies cheap.
+ */
 interface ToolCallContext {
-  readonly index: number;
+  /** What the call was started with (index, policy, prompter, signal, observer, slots). */
+  readonly input: ToolCallInput;
   /** The call as run: its arguments may have been edited before running. */
   readonly call: ToolCall;
-  readonly policy: ToolPolicy;
-  readonly executor: Executor;
-  readonly prompter: Prompter;
-  readonly signal: AbortSignal;
-  readonly observer: TurnObserver | undefined;
+  /** The call inside the executor; lives as long as the actor. */
+  readonly link: ExecutionLink;
   /** The raw (uncapped) response the service parked. */
   readonly offered: ToolCallResponse | undefined;
   readonly review: Review | undefined;
-  readonly ack: Acknowledgement | undefined;
-  readonly recorded: ToolCallResponse | undefined;
   readonly delivery: DeliveryOutcome | undefined;
 }
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+function signalOf(input: ToolCallInput): AbortSignal {
+  return input.signal ?? NEVER_ABORTED;
+}
+
+/** The review that goes into the slot: every route into `reviewSlot` settles it first. */
+function settledReview(context: ToolCallContext): Review {
+  if (context.review === undefined) {
+    throw new TypeError(`call ${context.call.id} reached its slot without a review`);
+  }
+  return context.review;
+}
 
 /** The review a call gets when it ended before a result was parked. */
 function reviewOfEarlyEnd(call: ToolCall, policy: ToolPolicy, outcome: ExecutionOutcome): Review {
@@ -158,19 +177,17 @@ const toolCallSetup = setup({
   actors: {
     /** `run = "ask"`/`"edit"`: asks whether (and with what arguments) to run. */
     approveRun: fromPromise(approveRun),
-    /** The call inside the executor, from start to release. */
-    execution: executionLink,
     /** `result = "ask"`/`"edit"`: the person settles the raw result. */
     promptResult: fromPromise(promptResult),
   },
   guards: {
-    runIsSkipped: ({ context }) => context.policy.run === "skip",
+    runIsSkipped: ({ context }) => context.input.policy.run === "skip",
     runNeedsApproval: ({ context }) =>
-      context.policy.run === "ask" || context.policy.run === "edit",
+      context.input.policy.run === "ask" || context.input.policy.run === "edit",
     approvalEndedCall: (_, approval: Approval) => "review" in approval,
     wasParked: (_, settled: ExecutionSettledEvent) => settled.outcome.kind === "executed",
-    resultIsUnattended: ({ context }) => context.policy.result === "unattended",
-    resultIsWithheld: ({ context }) => context.policy.result === "skip",
+    resultIsUnattended: ({ context }) => context.input.policy.result === "unattended",
+    resultIsWithheld: ({ context }) => context.input.policy.result === "skip",
   },
   actions: {
     skipCall: assign({ review: ({ context }) => skippedCallReview(context.call) }),
@@ -178,17 +195,15 @@ const toolCallSetup = setup({
       "review" in approval ? { review: approval.review } : { call: approval.call }
     ),
     tellStarted: ({ context }) => {
-      observe(context.observer, (observer) => observer.toolCallStarted?.(context.call));
+      observe(context.input.observer, (observer) => observer.toolCallStarted?.(context.call));
     },
-    startExecution: sendTo("execution", ({ context }) => ({
-      type: "execution.start" as const,
-      call: context.call,
-    })),
+    bindExecutionLink: ({ context, self }) => context.link.bind(self),
+    startExecution: ({ context }) => context.link.start(context.call),
     storeOffered: assign((_, settled: ExecutionSettledEvent) => ({
       offered: settled.outcome.kind === "executed" ? settled.outcome.response : undefined,
     })),
     settleEarlyEnd: assign(({ context }, settled: ExecutionSettledEvent) => ({
-      review: reviewOfEarlyEnd(context.call, context.policy, settled.outcome),
+      review: reviewOfEarlyEnd(context.call, context.input.policy, settled.outcome),
     })),
     acceptOffered: assign({
       review: ({ context }) =>
@@ -203,72 +218,76 @@ const toolCallSetup = setup({
       if (review === undefined) return;
       // The observer (the terminal) gets the uncapped response: the cap is a delivery limit.
       observe(
-        context.observer,
+        context.input.observer,
         (observer) => observer.toolCallResult?.(context.call, review.response),
       );
     },
-    writeSlot: enqueueActions(({ context, enqueue, self }) => {
-      const review = context.review;
-      if (review === undefined) return;
-      const event: SlotWrittenEvent = {
-        type: "slot.written",
-        index: context.index,
-        callId: context.call.id,
-        review,
+    // The unattended variant accepts the parked response as soon as it arrives.
+    acceptParked: assign(({ context }, settled: ExecutionSettledEvent) => {
+      const offered = settled.outcome.kind === "executed" ? settled.outcome.response : undefined;
+      return {
+        offered,
+        review: offered === undefined ? undefined : acceptedReview(context.call.name, offered),
       };
-      enqueue.emit(event);
-      // A standalone toolCall (tests, inspection) has no phase to tell.
-      if (self._parent) enqueue.sendParent(event);
     }),
-    storeAcknowledgement: assign((_, release: ReleaseEvent) => ({
-      ack: release.ack,
-      recorded: release.recorded,
+    writeSlot: ({ context }) =>
+      context.input.slots?.write(context.input.index, settledReview(context)),
+    announceSlot: emit(({ context }): SlotWrittenEvent => ({
+      type: "slot.written",
+      index: context.input.index,
+      callId: context.call.id,
+      review: settledReview(context),
     })),
-    releaseExecution: sendTo("execution", ({ context }) => ({
-      type: "execution.release" as const,
-      ack: context.ack ?? { kind: "fail" as const, message: "no acknowledgement" },
-      recorded: context.recorded,
-    })),
+    // Straight from the `release` event: keeping the acknowledgement in
+    // context would cost a snapshot copy per call.
+    releaseExecution: ({ context }, release: ReleaseEvent) =>
+      context.link.release(release.ack, release.recorded),
     storeDelivery: assign((_, released: ExecutionReleasedEvent) => ({
       delivery: released.delivery,
     })),
-    reportReleased: enqueueActions(({ context, enqueue }) => {
-      if (context.delivery === undefined) return;
-      const event: CallReleasedEvent = {
-        type: "call.released",
-        index: context.index,
-        callId: context.call.id,
-        delivery: context.delivery,
-      };
-      // The parent learns it from the done event, which carries the same facts.
-      enqueue.emit(event);
-    }),
+    // The parent learns it from the done event, which carries the same facts.
+    reportReleased: emit(({ context }): CallReleasedEvent => ({
+      type: "call.released",
+      index: context.input.index,
+      callId: context.call.id,
+      delivery: context.delivery ?? { kind: "failed", message: "the call was not released" },
+    })),
   },
+});
+
+/** Both variants start from the input alone. */
+function initialContext({ input }: { input: ToolCallInput }): ToolCallContext {
+  return {
+    input,
+    call: input.call,
+    link: new ExecutionLink(input.executor, signalOf(input)),
+    offered: undefined,
+    review: undefined,
+    delivery: undefined,
+  };
+}
+
+/** What the parent gets in the done event. */
+function outputOf({ context }: { context: ToolCallContext }): ToolCallOutput {
+  return {
+    index: context.input.index,
+    callId: context.call.id,
+    delivery: context.delivery ?? { kind: "failed", message: "the call was not released" },
+  };
+}
+
+/** Shared by both variants: what the caller received. */
+const released = toolCallSetup.createStateConfig({
+  type: "final",
+  entry: "reportReleased",
 });
 
 const machine = toolCallSetup.createMachine({
   id: "toolCall",
   initial: "execute",
-  // Lives from the start of the call to its release, as the call does in the executor.
-  invoke: {
-    id: "execution",
-    src: "execution",
-    input: ({ context }) => ({ executor: context.executor, signal: context.signal }),
-  },
-  context: ({ input }) => ({
-    index: input.index,
-    call: input.call,
-    policy: input.policy,
-    executor: input.executor,
-    prompter: input.prompter,
-    signal: input.signal ?? NEVER_ABORTED,
-    observer: input.observer,
-    offered: undefined,
-    review: undefined,
-    ack: undefined,
-    recorded: undefined,
-    delivery: undefined,
-  }),
+  // The link lives from here to the end of the actor, as the call does in the executor.
+  entry: "bindExecutionLink",
+  context: initialContext,
   states: {
     execute: {
       initial: "deciding",
@@ -285,10 +304,10 @@ const machine = toolCallSetup.createMachine({
             src: "approveRun",
             input: ({ context }) => ({
               call: context.call,
-              mode: context.policy.run === "edit" ? "edit" as const : "ask" as const,
-              policy: context.policy,
-              prompter: context.prompter,
-              signal: context.signal,
+              mode: context.input.policy.run === "edit" ? "edit" as const : "ask" as const,
+              policy: context.input.policy,
+              prompter: context.input.prompter,
+              signal: signalOf(context.input),
             }),
             onDone: [
               {
@@ -346,10 +365,10 @@ const machine = toolCallSetup.createMachine({
               call: context.call,
               // Entered only from `execute.running` with a parked response.
               offered: context.offered ?? { id: context.call.id, content: "", isError: false },
-              mode: context.policy.result === "edit" ? "edit" as const : "ask" as const,
-              policy: context.policy,
-              prompter: context.prompter,
-              signal: context.signal,
+              mode: context.input.policy.result === "edit" ? "edit" as const : "ask" as const,
+              policy: context.input.policy,
+              prompter: context.input.prompter,
+              signal: signalOf(context.input),
             }),
             onDone: {
               target: "#toolCall.reviewSlot",
@@ -360,7 +379,7 @@ const machine = toolCallSetup.createMachine({
       },
     },
     reviewSlot: {
-      entry: ["tellResult", "writeSlot"],
+      entry: ["tellResult", "writeSlot", "announceSlot"],
       always: { target: "barrierAcknowledge" },
     },
     barrierAcknowledge: {
@@ -370,12 +389,11 @@ const machine = toolCallSetup.createMachine({
           on: {
             release: {
               target: "delivering",
-              actions: { type: "storeAcknowledgement", params: ({ event }) => event },
+              actions: { type: "releaseExecution", params: ({ event }) => event },
             },
           },
         },
         delivering: {
-          entry: "releaseExecution",
           on: {
             "execution.released": {
               target: "#toolCall.released",
@@ -385,16 +403,67 @@ const machine = toolCallSetup.createMachine({
         },
       },
     },
-    released: {
-      type: "final",
-      entry: "reportReleased",
-    },
+    released,
   },
-  output: ({ context }) => ({
-    index: context.index,
-    callId: context.call.id,
-    delivery: context.delivery ?? { kind: "failed", message: "the call was not released" },
-  }),
+  output: outputOf,
+});
+
+/**
+ * The same machine for a call nobody is asked about (`run = "unattended"`,
+ * `result = "unattended"` or `"skip"`, as for most calls of a large batch):
+ * the same top-level states, events and output, without what only a person
+ * needs: no substates at all (`barrierAcknowledge` handles `release` and
+ * `execution.released` itself instead of through `waiting` → `delivering`),
+ * and the parked response is accepted as the review when it arrives.
+ * XState's cost grows with every microstep, every `assign` (a snapshot copy)
+ * and every level of nesting it walks; flat states took about a fifth off a
+ * 1,000-call phase.
+ */
+const unattendedMachine = toolCallSetup.createMachine({
+  id: "toolCall",
+  initial: "execute",
+  entry: "bindExecutionLink",
+  context: initialContext,
+  states: {
+    execute: {
+      entry: ["tellStarted", "startExecution"],
+      on: {
+        "execution.settled": [
+          {
+            guard: { type: "wasParked", params: ({ event }) => event },
+            target: "#toolCall.resultPrompt",
+            actions: { type: "acceptParked", params: ({ event }) => event },
+          },
+          {
+            target: "#toolCall.reviewSlot",
+            actions: { type: "settleEarlyEnd", params: ({ event }) => event },
+          },
+        ],
+      },
+    },
+    resultPrompt: {
+      always: [
+        { guard: "resultIsWithheld", target: "#toolCall.reviewSlot", actions: "withholdResult" },
+        { target: "#toolCall.reviewSlot" },
+      ],
+    },
+    reviewSlot: {
+      entry: ["tellResult", "writeSlot", "announceSlot"],
+      always: { target: "barrierAcknowledge" },
+    },
+    barrierAcknowledge: {
+      on: {
+        // The first release counts; the link ignores any later one.
+        release: { actions: { type: "releaseExecution", params: ({ event }) => event } },
+        "execution.released": {
+          target: "#toolCall.released",
+          actions: { type: "storeDelivery", params: ({ event }) => event },
+        },
+      },
+    },
+    released,
+  },
+  output: outputOf,
 });
 
 /** The type of {@linkcode toolCallMachine}. */
@@ -403,8 +472,28 @@ export type ToolCallMachine = typeof machine;
 /**
  * The `toolCall` machine (states `execute` → `resultPrompt` → `reviewSlot` →
  * `barrierAcknowledge` → `released`). Spawned by a phase's call group, one per
- * call: it sends its parent `slot.written`, and its output (the delivery)
- * arrives as its done event. Listeners of a standalone actor get
- * `slot.written` and `call.released` as emitted events.
+ * call: it writes its review to the group's slot board, and its output (the
+ * delivery) arrives as its done event. Listeners get `slot.written` and
+ * `call.released` as emitted events.
  */
 export const toolCallMachine: ToolCallMachine = machine;
+
+/**
+ * Whether nobody is asked about a call under `policy`, so that the
+ * {@linkcode unattendedToolCallMachine} can run it.
+ */
+export function isUnattended(policy: ToolPolicy): boolean {
+  return policy.run === "unattended" &&
+    (policy.result === "unattended" || policy.result === "skip");
+}
+
+/** The type of {@linkcode unattendedToolCallMachine}. */
+export type UnattendedToolCallMachine = typeof unattendedMachine;
+
+/**
+ * The `toolCall` machine for calls nobody is asked about (see
+ * {@linkcode isUnattended}): the same top-level states, events and outputs
+ * as {@linkcode toolCallMachine}, without its prompt substates. The call
+ * group spawns it for such calls; `spillway inspect` shows the complete one.
+ */
+export const unattendedToolCallMachine: UnattendedToolCallMachine = unattendedMachine;

@@ -17,11 +17,20 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
-  const { promise: raced, resolve, reject } = Promise.withResolvers<T>();
-  const onAbort = () => reject(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  return raced;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The text of an abort reason or a thrown value, for outcomes and messages. */

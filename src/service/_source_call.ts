@@ -28,6 +28,27 @@ export function errorResult(text: string): CallToolResult {
 }
 
 /**
+ * Whether `value` is a result of text blocks only, with nothing else but an
+ * optional boolean `isError` — what builtin and local tools return. Such a
+ * result is valid MCP as it is, so the schema check is skipped for it: the
+ * check copies the whole result, and in a batch of 1,000 calls those copies
+ * stay alive until the commit releases them (garbage-collection work).
+ */
+function isPlainTextResult(value: unknown): value is CallToolResult {
+  if (typeof value !== "object" || value === null) return false;
+  for (const key in value) if (key !== "content" && key !== "isError") return false;
+  const { content, isError } = value as { content?: unknown; isError?: unknown };
+  if (isError !== undefined && typeof isError !== "boolean") return false;
+  if (!Array.isArray(content)) return false;
+  for (const block of content) {
+    if (typeof block !== "object" || block === null) return false;
+    for (const key in block) if (key !== "type" && key !== "text") return false;
+    if (block.type !== "text" || typeof block.text !== "string") return false;
+  }
+  return true;
+}
+
+/**
  * Runs `route` with `args`. Never rejects: an abort (checked first, so a
  * cancelled call is `cancelled` whatever the source did next), a
  * {@linkcode ToolLostError}, any other exception and a result that is not a
@@ -49,16 +70,19 @@ export async function runSourceCall(
     if (signal.aborted) return cancelled();
     // Validated here, not at delivery: a malformed result must park as a
     // failure the Host records, not surprise the caller after the commit.
-    const parsed = CallToolResultSchema.safeParse(raw);
-    if (!parsed.success) {
-      const reason = `${source.name} returned a malformed result for \`${sourceTool}\`: ` +
-        parsed.error.message;
-      return { outcome: { kind: "failed", reason } };
+    let result: CallToolResult;
+    if (isPlainTextResult(raw)) {
+      result = raw;
+    } else {
+      const parsed = CallToolResultSchema.safeParse(raw);
+      if (!parsed.success) {
+        const reason = `${source.name} returned a malformed result for \`${sourceTool}\`: ` +
+          parsed.error.message;
+        return { outcome: { kind: "failed", reason } };
+      }
+      result = parsed.data;
     }
-    return {
-      outcome: { kind: "executed", response: toToolCallResponse(callId, raw) },
-      result: parsed.data,
-    };
+    return { outcome: { kind: "executed", response: toToolCallResponse(callId, raw) }, result };
   } catch (error) {
     if (signal.aborted) return cancelled();
     if (error instanceof ToolLostError) return { outcome: { kind: "lost", reason: error.message } };

@@ -59,6 +59,14 @@ export interface ExecutionServiceOptions {
   readonly alterDelivery?: (callId: string, result: CallToolResult) => CallToolResult;
 }
 
+/** Who waits for a call to park; see {@linkcode ExecutionService.whenParked}. */
+export interface ParkWaiter {
+  /** The call parked. */
+  resolve(call: ParkedCall): void;
+  /** The service gave up on the call (forgotten, or closed before it arrived). */
+  reject(error: TypeError): void;
+}
+
 /** A call known to the service, from arrival until acknowledgement. */
 interface Call {
   readonly controller: AbortController;
@@ -89,11 +97,13 @@ export class ExecutionService {
   readonly #options: ExecutionServiceOptions;
   readonly #clock: { now(): number };
   readonly #calls = new Map<string, Call>();
-  readonly #waiters = new Map<string, PromiseWithResolvers<ParkedCall>[]>();
+  readonly #waiters = new Map<string, ParkWaiter[]>();
   readonly #pendingCancels = new Map<string, string>();
   readonly #listeners = new Set<(call: ParkedCall) => void>();
   readonly #servers = new Set<McpServer>();
-  readonly #handlers = new Set<Promise<unknown>>();
+  /** `tools/call` handlers still running, and who waits for them to drain (`close()`). */
+  #handling = 0;
+  #drained: PromiseWithResolvers<void> | undefined;
   #routes = new Map<string, ResolvedRoute>();
   #tools: Tool[] = [];
   #state: "new" | "starting" | "started" | "closed" = "new";
@@ -162,13 +172,10 @@ export class ExecutionService {
     // Low-level handlers: sources hand us JSON Schemas, not zod shapes.
     server.server.registerCapabilities({ tools: {} });
     server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#tools }));
-    server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const handled = this.#callTool(request, extra.signal);
-      this.#handlers.add(handled);
-      const forget = () => this.#handlers.delete(handled);
-      handled.then(forget, forget);
-      return handled;
-    });
+    server.server.setRequestHandler(
+      CallToolRequestSchema,
+      (request, extra) => this.#callTool(request, extra.signal),
+    );
     server.server.onclose = () => this.#servers.delete(server);
     this.#servers.add(server);
     return server;
@@ -196,10 +203,25 @@ export class ExecutionService {
     const parked = this.#calls.get(callId)?.parked;
     if (parked !== undefined) return Promise.resolve(parked);
     const waiter = Promise.withResolvers<ParkedCall>();
+    this.whenParked(callId, waiter);
+    return waiter.promise;
+  }
+
+  /**
+   * {@linkcode waitParked} with callbacks instead of a promise: `waiter.resolve`
+   * is called when call `callId` parks (at once if it already has),
+   * `waiter.reject` when the service gives up on it. The runtime's executor
+   * uses this form: it saves two promises and a microtask hop per call.
+   */
+  whenParked(callId: string, waiter: ParkWaiter): void {
+    const parked = this.#calls.get(callId)?.parked;
+    if (parked !== undefined) {
+      waiter.resolve(parked);
+      return;
+    }
     const waiters = this.#waiters.get(callId);
     if (waiters === undefined) this.#waiters.set(callId, [waiter]);
     else waiters.push(waiter);
-    return waiter.promise;
   }
 
   /**
@@ -270,7 +292,10 @@ export class ExecutionService {
       }
     }
     await Promise.allSettled(this.#options.sources.map((source) => source.close()));
-    await Promise.allSettled(this.#handlers);
+    if (this.#handling > 0) {
+      this.#drained = Promise.withResolvers<void>();
+      await this.#drained.promise;
+    }
     // The SDK sends a handler's response a few promise hops after the handler
     // settles; one macrotask turn lets those "runtime closed" replies out
     // before the transports close under them.
@@ -278,52 +303,60 @@ export class ExecutionService {
     await Promise.allSettled([...this.#servers].map((server) => server.close()));
   }
 
+  // In-flight handlers are counted rather than kept in a set of promises:
+  // one less promise and closure per call, which adds up over a batch.
   async #callTool(request: CallToolRequest, clientSignal: AbortSignal): Promise<CallToolResult> {
-    const { name } = request.params;
-    if (this.#state === "closed") return errorResult("runtime closed");
-    const route = this.#routes.get(name);
-    if (route === undefined) return errorResult(`unknown tool \`${name}\``);
-    const metaId = request.params._meta?.[CALL_ID_META_KEY];
-    const external = typeof metaId !== "string" || metaId === "";
-    const callId = external ? this.#externalId() : metaId;
-    if (this.#calls.has(callId)) return errorResult(`call id \`${callId}\` is already in flight`);
-    const args = request.params.arguments ?? {};
-    // Decided on arrival, before anything is registered: a throwing policy
-    // fails this request alone.
-    const barrier = this.#options.barrierFor(name);
-    const startedAt = this.#clock.now();
-    const call: Call = {
-      controller: new AbortController(),
-      ack: Promise.withResolvers<Acknowledgement>(),
-    };
-    this.#calls.set(callId, call);
-    const onClientAbort = () =>
-      call.controller.abort(clientSignal.reason ?? "cancelled by the caller");
-    clientSignal.addEventListener("abort", onClientAbort, { once: true });
-    if (clientSignal.aborted) onClientAbort();
-    const pending = this.#pendingCancels.get(callId);
-    if (pending !== undefined) {
-      this.#pendingCancels.delete(callId);
-      call.controller.abort(pending);
-    }
-    let end: SourceCallEnd;
+    this.#handling += 1;
     try {
-      end = await runSourceCall(route, callId, args, call.controller.signal);
+      const { name } = request.params;
+      if (this.#state === "closed") return errorResult("runtime closed");
+      const route = this.#routes.get(name);
+      if (route === undefined) return errorResult(`unknown tool \`${name}\``);
+      const metaId = request.params._meta?.[CALL_ID_META_KEY];
+      const external = typeof metaId !== "string" || metaId === "";
+      const callId = external ? this.#externalId() : metaId;
+      if (this.#calls.has(callId)) return errorResult(`call id \`${callId}\` is already in flight`);
+      const args = request.params.arguments ?? {};
+      // Decided on arrival, before anything is registered: a throwing policy
+      // fails this request alone.
+      const barrier = this.#options.barrierFor(name);
+      const startedAt = this.#clock.now();
+      const call: Call = {
+        controller: new AbortController(),
+        ack: Promise.withResolvers<Acknowledgement>(),
+      };
+      this.#calls.set(callId, call);
+      const onClientAbort = () =>
+        call.controller.abort(clientSignal.reason ?? "cancelled by the caller");
+      clientSignal.addEventListener("abort", onClientAbort, { once: true });
+      if (clientSignal.aborted) onClientAbort();
+      const pending = this.#pendingCancels.get(callId);
+      if (pending !== undefined) {
+        this.#pendingCancels.delete(callId);
+        call.controller.abort(pending);
+      }
+      let end: SourceCallEnd;
+      try {
+        end = await runSourceCall(route, callId, args, call.controller.signal);
+      } finally {
+        clientSignal.removeEventListener("abort", onClientAbort);
+      }
+      this.#park(callId, call, {
+        callId,
+        tool: name,
+        arguments: args,
+        external,
+        barrier,
+        outcome: end.outcome,
+        startedAt,
+        parkedAt: this.#clock.now(),
+      });
+      const result = deliveryFor(end, await call.ack.promise);
+      return this.#options.alterDelivery?.(callId, result) ?? result;
     } finally {
-      clientSignal.removeEventListener("abort", onClientAbort);
+      this.#handling -= 1;
+      if (this.#handling === 0) this.#drained?.resolve();
     }
-    this.#park(callId, call, {
-      callId,
-      tool: name,
-      arguments: args,
-      external,
-      barrier,
-      outcome: end.outcome,
-      startedAt,
-      parkedAt: this.#clock.now(),
-    });
-    const result = deliveryFor(end, await call.ack.promise);
-    return this.#options.alterDelivery?.(callId, result) ?? result;
   }
 
   #park(callId: string, call: Call, parked: ParkedCall): void {

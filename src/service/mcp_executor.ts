@@ -132,44 +132,62 @@ export class McpExecutor implements Executor {
   start(call: ToolCall, options: { readonly signal: AbortSignal }): ExecutionHandle {
     const service = this.#service;
     const { signal } = options;
+    // The outcome is settled by whichever comes first, the park or the end of
+    // the request; one resolver instead of a race of derived promises keeps
+    // the per-call promise count (and garbage) down in large batches.
+    const outcome = Promise.withResolvers<ExecutionOutcome>();
+    let parkedCall: ParkedCall | undefined;
+    let settledOutcome = false;
+    const onAbort = () => service.cancel(call.id, reasonText(signal.reason));
+    const settleOutcome = (result: ExecutionOutcome) => {
+      if (settledOutcome) return;
+      settledOutcome = true;
+      signal.removeEventListener("abort", onAbort);
+      outcome.resolve(result);
+    };
+
     const settled: Promise<Settled> = this.#client.callTool(
       { name: call.name, arguments: { ...call.arguments }, _meta: { [CALL_ID_META_KEY]: call.id } },
       undefined,
       { timeout: PARK_REQUEST_TIMEOUT_MS },
     ).then((result) => ({ ok: true, result }), (error: unknown) => ({ ok: false, error }));
 
-    const onAbort = () => service.cancel(call.id, reasonText(signal.reason));
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
 
+    service.whenParked(call.id, {
+      resolve: (p) => settleOutcome(toExecutionOutcome(parkedCall = p)),
+      reject: (error) => settleOutcome({ kind: "failed", reason: reasonText(error) }),
+    });
     // A parked call holds its request open until release, so if the request
     // settles first, the call never parked (unknown tool, transport fault).
-    let parkedCall: ParkedCall | undefined;
-    const neverParked = settled.then((s): ExecutionOutcome => {
-      if (parkedCall === undefined) service.forget(call.id);
+    settled.then((s) => {
+      if (parkedCall !== undefined) return;
       const reason = !s.ok
         ? reasonText(s.error)
         : isCallToolResult(s.result)
         ? toToolCallResponse(call.id, s.result).content
         : "malformed tools/call result";
-      return { kind: "failed", reason: `call \`${call.id}\` did not reach its barrier: ${reason}` };
+      settleOutcome({
+        kind: "failed",
+        reason: `call \`${call.id}\` did not reach its barrier: ${reason}`,
+      });
+      // After settling: forgetting rejects this call's waiter, which must not win.
+      service.forget(call.id);
     });
-    const parked = service.waitParked(call.id).then(
-      (p) => toExecutionOutcome(parkedCall = p),
-      (error: unknown): ExecutionOutcome => ({ kind: "failed", reason: reasonText(error) }),
-    );
-    const outcome = Promise.race([parked, neverParked]);
-    outcome.then(() => signal.removeEventListener("abort", onAbort));
 
     let released = false;
     return {
-      outcome,
-      release: async (ack, recorded) => {
+      outcome: outcome.promise,
+      release: (ack, recorded) => {
         if (released) {
-          return { kind: "failed", message: `call \`${call.id}\` was already released` };
+          return Promise.resolve({
+            kind: "failed",
+            message: `call \`${call.id}\` was already released`,
+          });
         }
         released = true;
-        return await this.#release(
+        return this.#release(
           call.id,
           settled,
           ack,

@@ -99,9 +99,12 @@ export class FileStreamStore implements StreamStore {
             await file.truncate(torn.start);
             warnings.push(tornLineWarning(torn.bytes, torn.line));
           }
-          // A new file is only durable once its directory entry is.
-          if (!fileExisted) await syncDirectory(dir);
-          if (!dirExisted) await syncDirectory(this.root);
+          // A new file is only durable once its directory entry is (and a new
+          // folder once its own entry is); the two syncs can run together.
+          await Promise.all([
+            fileExisted ? undefined : syncDirectory(dir),
+            dirExisted ? undefined : syncDirectory(this.root),
+          ]);
         } catch (error) {
           file.close();
           throw error;

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { BuiltinToolSource } from "./builtin/builtin_tool_source.ts";
+import { ExecutionService, type ParkWaiter } from "./execution_service.ts";
+import { McpExecutor } from "./mcp_executor.ts";
+import type { ParkedCall } from "./parked_call.ts";
+
+async function fixture() {
+  const source = new BuiltinToolSource({ cwd: ".", tools: [] }).register({
+    name: "echo",
+    description: "echo",
+    inputSchema: { type: "object" },
+    run: () => Promise.resolve("hello"),
+  });
+  const service = new ExecutionService({ sources: [source], barrierFor: () => "record" });
+  await service.start();
+  const executor = await McpExecutor.connect(service);
+  return {
+    service,
+    executor,
+    async [Symbol.asyncDispose]() {
+      await executor.close();
+      await service.close();
+    },
+  };
+}
+
+function waiter() {
+  const seen: (ParkedCall | TypeError)[] = [];
+  const callbacks: ParkWaiter = {
+    resolve: (call) => void seen.push(call),
+    reject: (error) => void seen.push(error),
+  };
+  return { seen, callbacks };
+}
+
+Deno.test("whenParked() calls back when the call parks, and at once once it has", async () => {
+  await using f = await fixture();
+  const before = waiter();
+  f.service.whenParked("call_1", before.callbacks);
+  const handle = f.executor.start({ id: "call_1", name: "echo", arguments: {} }, {
+    signal: new AbortController().signal,
+  });
+  await handle.outcome;
+  assert.equal(before.seen.length, 1);
+  const parked = before.seen[0] as ParkedCall;
+  assert.equal(parked.callId, "call_1");
+  const after = waiter();
+  f.service.whenParked("call_1", after.callbacks);
+  assert.deepEqual(after.seen, [parked]);
+  const recorded = { id: "call_1", content: "hello", isError: false };
+  assert.equal((await handle.release({ kind: "deliver" }, recorded)).kind, "delivered");
+});
+
+Deno.test("whenParked() rejects when the service gives up on a call that never arrives", async () => {
+  await using f = await fixture();
+  const w = waiter();
+  f.service.whenParked("call_9", w.callbacks);
+  f.service.forget("call_9");
+  assert.equal(w.seen.length, 1);
+  assert.ok(w.seen[0] instanceof TypeError);
+  assert.match((w.seen[0] as TypeError).message, /never reached the service/);
+});
