@@ -13,7 +13,7 @@ import { machineToMermaid } from "../host/machine_diagram.ts";
 import { callGroupMachine } from "../machines/call_group_machine.ts";
 import { commitMachine } from "../machines/commit_machine.ts";
 import { phaseMachine } from "../machines/phase_machine.ts";
-import { toolCallMachine } from "../machines/tool_call_machine.ts";
+import { toolCallMachine, unattendedToolCallMachine } from "../machines/tool_call_machine.ts";
 import { turnMachine } from "../machines/turn_machine.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -26,6 +26,7 @@ const MACHINES: readonly (readonly [string, AnyStateMachine])[] = [
   ["phase", phaseMachine],
   ["callGroup", callGroupMachine],
   ["toolCall", toolCallMachine],
+  ["unattendedToolCall", unattendedToolCallMachine],
   ["commit", commitMachine],
 ];
 
@@ -33,10 +34,12 @@ const MACHINES: readonly (readonly [string, AnyStateMachine])[] = [
 export const inspectCommand: Command = {
   name: "inspect",
   summary: "print the state machines as Mermaid diagrams (or JSON)",
-  usage: "spillway inspect [--json] [turn|phase|callGroup|toolCall|commit]...",
+  usage: "spillway inspect [--json] [turn|phase|callGroup|toolCall|unattendedToolCall|commit]...",
   description: `Prints each machine (all of them unless some are named) as a Mermaid
 stateDiagram-v2, drawn from the machine definitions themselves. Transition
-labels name the event and, in brackets, the guard. With --json, prints
+labels name the event and, in brackets, the guard. unattendedToolCall is
+the flat variant of toolCall that runs calls nobody is asked about (same
+top-level states, no substates). With --json, prints
 XState's resolved node tree instead (one JSON object keyed by machine).`,
   flags: [{ name: "json", kind: "boolean", help: "print JSON instead of Mermaid" }, HELP_FLAG],
   run,
