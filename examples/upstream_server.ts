@@ -6,7 +6,7 @@
  * [providers.mcp.demo]
  * type = "stdio"
  * command = "deno"
- * arguments = ["run", "--allow-env", "examples/upstream_server.ts"]
+ * arguments = ["run", "--quiet", "--allow-env", "examples/upstream_server.ts"]
  * ```
  *
  * and its tools become available to the assistant as `big_report`, `echo`,

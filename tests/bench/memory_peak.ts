@@ -108,7 +108,7 @@ command = [${deno}, "run", "examples/tools/noisy_test_run.ts"]
       return `[providers.mcp.reports]
 type = "stdio"
 command = ${deno}
-arguments = ["run", "--allow-env", "examples/upstream_server.ts"]
+arguments = ["run", "--quiet", "--allow-env", "examples/upstream_server.ts"]
 
 [conversation.tools.produce]
 source = "mcp.reports.big_report"
