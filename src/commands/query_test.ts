@@ -40,7 +40,7 @@ Deno.test("query runs a turn, prints calls and notices, and records the capped r
     assert.match(out, /◂ fs_read_file \(call_1\) result: 1 line, 488\.2 KB\n/);
     assert.match(
       out,
-      /◂ no_such_tool \(call_2\) error: 1 line, \d+ B\n  ✗ tool no_such_tool is not available/,
+      /◂ no_such_tool \(call_2\) error: 1 line, \d+ B\n {2}✗ tool no_such_tool is not available/,
     );
     assert.match(out, /\nassistant: Done\.\n/);
     const last = /Conversation (\S+) \(2 model requests, 1 cut response\): (\S+)\n$/.exec(out);
