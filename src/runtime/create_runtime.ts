@@ -177,11 +177,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await service.close();
       const policy = policyFor(interactive.name);
       const key = needsPerson({ ...policy, run: "unattended" }) ? "result" : "run";
+      // Name the entry the value came from: the tool's own, or the '*' defaults.
+      const entry = config.tool(interactive.name).hasOwn(key) ? interactive.name : "'*'";
+      const usedBy = entry === interactive.name ? "" : ` (used by ${interactive.name})`;
       throw new SpillwayError(
         "terminal_required",
-        `conversation.tools.${interactive.name}.${key} = "${policy[key]}" needs a person to ask, ` +
+        `conversation.tools.${entry}.${key} = "${policy[key]}"${usedBy} needs a person to ask, ` +
           `and no terminal is attached: run in a terminal, or set ${key} = "unattended" ` +
-          `(e.g. --cfg conversation.tools.${interactive.name}.${key}=unattended)`,
+          `(e.g. --cfg conversation.tools.${entry}.${key}=unattended)`,
         { tool: interactive.name, key },
       );
     }
