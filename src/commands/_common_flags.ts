@@ -8,11 +8,9 @@
  */
 
 import type { LoadConfigOptions } from "../config/load_config.ts";
+import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { FlagSpec, ParsedFlags } from "./_flags.ts";
-
-/** The workspace directory when `--workspace` is not given (DESIGN §9). */
-export const DEFAULT_WORKSPACE = ".spillway";
 
 /** `--workspace`, `--config`, `--cfg`. */
 export const CONFIG_FLAGS: readonly FlagSpec[] = [

@@ -14,6 +14,7 @@ import type { ToolConfigWithDefaults } from "../config/tool_config_with_defaults
 import type { ToolConfigKey } from "../config/tool_vocabulary.ts";
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { plural } from "../host/plural.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
@@ -215,8 +216,4 @@ function quoteArg(arg: string): string {
 function shortString(text: string): string {
   const quoted = JSON.stringify(text);
   return quoted.length <= 60 ? quoted : `${quoted.slice(0, 58)}…"`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

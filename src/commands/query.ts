@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { InspectionLog } from "../host/inspection_log.ts";
+import { plural } from "../host/plural.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { TerminalReporter } from "../host/terminal_reporter.ts";
@@ -22,7 +23,7 @@ import {
   type Script,
   ScriptedProvider,
 } from "../provider/scripted_provider.ts";
-import { createRuntime, type QueryResult } from "../runtime/create_runtime.ts";
+import { createRuntime, DEFAULT_WORKSPACE, type QueryResult } from "../runtime/create_runtime.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -100,7 +101,7 @@ async function run(args: readonly string[], io: CommandIo): Promise<number> {
       io,
       config,
       script,
-      workspace: resolve(io.cwd, options.workspace ?? ".spillway"),
+      workspace: resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE),
       conversationId: flags.string("conversation") ?? newConversationId(),
       quiet: flags.boolean("quiet"),
       inspectPath: flags.string("inspect"),
@@ -179,8 +180,4 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   const summary = `${plural(result.cycles, "model request")}, ${plural(cuts, "cut response")}`;
   io.stdout(`${quiet ? "" : "\n"}Conversation ${conversationId} (${summary}): ${where}\n`);
   return 0;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -19,6 +19,7 @@ import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
+import { plural } from "./plural.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
 
@@ -119,10 +120,6 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     }
     return style === "full" ? path : shown;
   }
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The number of lines of `text` (a final newline ends a line), and the first `limit` of them. */
