@@ -1,5 +1,5 @@
 /**
- * Kill -9 during commit (DESIGN §3 rule 2, §9, §12 reliability): a child
+ * Kill -9 during commit (rule 2 of docs/architecture.md: flush before release): a child
  * process runs turns through the real pipeline (createRuntime, the
  * in-process execution service, the file store) and prints a `released`
  * line the moment each result is released to its caller

@@ -7,7 +7,7 @@
  * The demo's batch holds a 2 MB local result (cut by the default 256KB
  * threshold) and a 5 MB upstream report with `size_threshold = "unlimited"`
  * (cut by the 2 MiB batch ceiling). The ceiling's share is computed here from
- * what the stream recorded for the other calls, by the rule of DESIGN §4.
+ * what the stream recorded for the other calls, by the rule of docs/caps.md (largest first).
  */
 
 import assert from "node:assert/strict";

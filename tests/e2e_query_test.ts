@@ -102,7 +102,7 @@ async function recordedResponses(
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 
-/** The notice line of DESIGN §4, built here from ByteSize, not by the code under test. */
+/** The notice line of docs/caps.md, built here from ByteSize, not by the code under test. */
 function notice(tool: string, cap: ByteSize, originalBytes: number, cause: string): string {
   return `${tool}: sent ${cap.human()} of ${
     ByteSize.fromBytes(originalBytes).human()

@@ -186,7 +186,7 @@ export function bytesOf(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-/** The cut text the design prescribes for an ASCII `text`: longest head + newline + marker. */
+/** The cut docs/caps.md prescribes for an ASCII `text`: longest head + newline + marker. */
 export function expectedCut(text: string, capBytes: number, marker: string): string {
   const tail = `\n${marker}`;
   return text.slice(0, capBytes - bytesOf(tail)) + tail;

@@ -1,6 +1,6 @@
 /**
  * Keeps `src/mod.ts` honest: it only re-exports, nothing inside `src/`
- * imports it, and its runtime exports are exactly the public API of DESIGN §10.
+ * imports it, and its runtime exports are exactly the public API.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

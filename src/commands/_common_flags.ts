@@ -1,5 +1,5 @@
 /**
- * The flags most commands share (DESIGN §10): where the workspace is, which
+ * The flags most commands share: where the workspace is, which
  * config layers to add, and how much to print. Commands list them in their
  * own flag specs and turn them into {@linkcode loadConfig} options here, so
  * every command layers configuration the same way.

@@ -33,7 +33,7 @@ Deno.test("parseConfig() accepts an empty document and applies the built-in defa
   assert.deepEqual(config.sources.map((s) => s.label), ["default", "<inline>"]);
 });
 
-Deno.test("parseConfig() reads the whole vocabulary of DESIGN §6", () => {
+Deno.test("parseConfig() reads the whole tool vocabulary (docs/configuration.md)", () => {
   const config = parseConfig(
     `
 [conversation.tools.'*']

@@ -1,6 +1,6 @@
 /**
  * The slots of a call group: one place per call where the call writes its
- * review, as the DESIGN's vocabulary has it. Each `toolCall` writes its own
+ * review (docs/architecture.md, "Words"). Each `toolCall` writes its own
  * slot from its `reviewSlot` state; the board tells the group once, when the
  * last slot of the group is written.
  *

@@ -1,5 +1,5 @@
 /**
- * The in-process MCP execution service (DESIGN §8). It exports the tools of
+ * The in-process MCP execution service (docs/architecture.md). It exports the tools of
  * its sources over MCP, runs each `tools/call`, and parks the outcome on the
  * call's barrier (Record or Review) until the Host acknowledges it; only then
  * does the caller get a result, and it is the one the Host decided: the

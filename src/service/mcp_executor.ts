@@ -3,7 +3,8 @@
  * service over an in-memory transport. It runs each call through the same
  * `tools/call` path external callers use, learns the parked outcome from the
  * service, and on release checks that what it received is what was
- * recorded (DESIGN §3 rule 1).
+ * recorded (rule 1 of docs/architecture.md: recorded and delivered are one
+ * decision).
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The events of a conversation stream (DESIGN §9): one JSON object per line
+ * The events of a conversation stream: one JSON object per line
  * of `events.jsonl`. Field names are snake_case on disk.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The default stream backend (DESIGN §9): one append-only JSON-lines log per
+ * The default stream backend: one append-only JSON-lines log per
  * conversation at `<root>/<id>/events.jsonl`, where `root` is the workspace's
  * `conversations` folder.
  *

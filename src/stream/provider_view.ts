@@ -1,5 +1,5 @@
 /**
- * The provider view of a conversation (DESIGN §9): the messages a model is
+ * The provider view of a conversation: the messages a model is
  * sent, rebuilt from the stream's events. Compactions are applied here and
  * only here: a `strip-responses` compaction swaps the listed responses for a
  * short marker in the view, while the stream keeps the original payload.

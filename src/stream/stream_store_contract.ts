@@ -1,5 +1,5 @@
 /**
- * The contract every stream backend passes (DESIGN §9): what the Host relies
+ * The contract every stream backend passes: what the Host relies
  * on when it records, flushes and reloads a conversation. Each backend's test
  * file calls {@linkcode defineStreamStoreContract} with a factory.
  *

@@ -1,5 +1,5 @@
 /**
- * Commit durability (DESIGN §12): committing a batch costs one fsync, so
+ * Commit durability (docs/performance.md): committing a batch costs one fsync, so
  * recording 1,000 responses of ~2 KB must stay within 2× of one 2 MiB append
  * + fsync (the baseline). Both write about the same bytes; the difference is
  * the per-event serialization.

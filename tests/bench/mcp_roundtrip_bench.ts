@@ -4,7 +4,7 @@
  * through the ExecutionService and the McpExecutor (park on the Record
  * barrier, outcome, immediate `deliver` release, delivery check). Also a
  * batch of 1,000 concurrent calls through the executor, for the
- * calls-per-second budget of DESIGN §12 (the service's share of it).
+ * pipeline target of docs/performance.md (the service's share of it).
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * Peak memory of one turn whose tool returns a very large result (DESIGN
- * §12: "a 100 MiB tool result end to end stays under 4× its size in peak
- * RSS"). Runs one turn through `createRuntime` with the file store in a
+ * Peak memory of one turn whose tool returns a very large result (the
+ * memory target of docs/performance.md). Runs one turn through `createRuntime` with the file store in a
  * temporary workspace: the scripted assistant calls one tool once, the
  * result is capped at the default 256KB, recorded, flushed and delivered,
  * and the turn ends. Then it prints one JSON line with this process's peak

@@ -1,5 +1,5 @@
 /**
- * The whole pipeline (DESIGN §12): one turn whose assistant message asks for
+ * The whole pipeline (docs/performance.md): one turn whose assistant message asks for
  * 1,000 calls of 1 KB each, executed, capped at phase end, spent against the
  * batch ceiling, recorded, flushed and released. The target is ≥ 10,000
  * calls/s end to end (≤ 100 ms per 1,000-call turn) for the real executor

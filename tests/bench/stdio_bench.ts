@@ -3,7 +3,7 @@
  * (examples/upstream_server.ts), per iteration one `tools/call`:
  *
  * - baseline: `JSON.stringify` + `JSON.parse` of an equivalent 5 MB JSON-RPC
- *   message, the floor any stdio transport pays (DESIGN §12: ours ≤ 3× it);
+ *   message, the floor any stdio transport pays (the target in docs/performance.md: ours ≤ 3× it);
  * - ours: {@linkcode McpUpstreamSource} over {@linkcode LineStdioClientTransport};
  * - the SDK's `StdioClientTransport` (its 10 MB buffer limit raised);
  * - ours, client side only: the recorded bytes of the 5 MB response, in
