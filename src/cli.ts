@@ -1,8 +1,9 @@
 /**
- * The `spillway` command line (`deno task spillway <command> …`): a registry
- * of commands and the dispatch to them. Each command lives in
+ * The `spillway` command line (`deno task spillway <command> …`): the
+ * registry of commands and the exit codes. Each command lives in
  * `src/commands/<name>.ts`; adding one is adding it to {@linkcode COMMANDS}.
- * Exit codes: 0 success, 1 failure, 2 usage error.
+ * Parsing and help are built from the registry by `commands/_program.ts`
+ * (on `commander`). Exit codes: 0 success, 1 failure, 2 usage error.
  *
  * @module
  */
@@ -12,7 +13,8 @@ import { type CommandIo, denoCommandIo } from "./commands/command_io.ts";
 import { configCheckCommand } from "./commands/config_check.ts";
 import { inspectCommand } from "./commands/inspect.ts";
 import { queryCommand } from "./commands/query.ts";
-import { formatCommandHelp, formatCommandList } from "./commands/_help.ts";
+import { formatCommandList } from "./commands/_help.ts";
+import { runProgram } from "./commands/_program.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
 
 /** Every command, in the order `spillway --help` lists them. */
@@ -42,87 +44,57 @@ export async function main(
   io: CommandIo,
   commands: readonly Command[] = COMMANDS,
 ): Promise<number> {
-  const first = args[0];
-  if (first === undefined || first === "--help" || first === "-h") {
-    (first === undefined ? io.stderr : io.stdout)(formatCommandList(commands));
-    return first === undefined ? EXIT_USAGE : 0;
-  }
-  if (first === "help") return help(args.slice(1), io, commands);
-
-  const found = findCommand(args, commands);
-  if (found === undefined) return unknownCommand(args, io, commands);
-  const [command, rest] = found;
+  const words = args[0] === "help" ? helpWords(args.slice(1), commands) : args;
+  let running: Command | undefined;
   try {
-    return await command.run(rest, io);
+    const outcome = await runProgram(words, io, commands, (command) => {
+      running = command;
+    });
+    if (outcome.kind === "help") return outcome.requested ? 0 : EXIT_USAGE;
+    return outcome.code;
   } catch (error) {
+    const name = running?.name ?? "";
+    const prefix = name === "" ? "spillway" : `spillway ${name}`;
     if (error instanceof SpillwayError && error.code === "usage") {
+      const where = typeof error.details["command"] === "string" ? error.details["command"] : name;
+      const spelled = where === "" ? "spillway" : `spillway ${where}`;
+      const list = error.details["reason"] === "commander.unknownCommand"
+        ? commandsUnder(where, commands)
+        : "";
       io.stderr(
-        `spillway ${command.name}: ${error.message}\n` +
-          `Run \`spillway ${command.name} --help\` for usage.\n`,
+        `${spelled}: ${error.message}\n${list}Run \`${spelled} --help\` for usage.\n`,
       );
       return EXIT_USAGE;
     }
     if (error instanceof SpillwayError) {
-      io.stderr(`spillway ${command.name}: ${error.message}\n`);
+      io.stderr(`${prefix}: ${error.message}\n`);
       return 1;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    io.stderr(`spillway ${command.name}: internal error (please report it):\n${detail}\n`);
+    io.stderr(`${prefix}: internal error (please report it):\n${detail}\n`);
     return 1;
   }
 }
 
-/** The command whose words start `args` (the longest match), and the args after them. */
-function findCommand(
-  args: readonly string[],
-  commands: readonly Command[],
-): [Command, readonly string[]] | undefined {
-  let best: [Command, readonly string[]] | undefined;
-  for (const command of commands) {
+/**
+ * `spillway help config check` is `spillway config check --help`; a topic
+ * that names no command runs as is, so it is reported as unknown.
+ */
+function helpWords(topic: readonly string[], commands: readonly Command[]): readonly string[] {
+  const known = commands.some((command) => {
     const words = command.name.split(" ");
-    if (words.every((word, i) => args[i] === word)) {
-      if (best === undefined || words.length > best[0].name.split(" ").length) {
-        best = [command, args.slice(words.length)];
-      }
-    }
-  }
-  return best;
+    return topic.every((word, i) => words[i] === word);
+  });
+  return known ? [...topic, "--help"] : topic;
 }
 
-function help(topic: readonly string[], io: CommandIo, commands: readonly Command[]): number {
-  if (topic.length === 0) {
-    io.stdout(formatCommandList(commands));
-    return 0;
-  }
-  const found = findCommand(topic, commands);
-  if (found === undefined || found[1].length > 0) return unknownCommand(topic, io, commands);
-  io.stdout(formatCommandHelp(found[0]));
-  return 0;
-}
-
-function unknownCommand(
-  args: readonly string[],
-  io: CommandIo,
-  commands: readonly Command[],
-): number {
-  const first = args[0] ?? "";
-  // `spillway config` alone: show the commands of that group.
-  const group = commands.filter((command) => command.name.startsWith(`${first} `));
-  const second = args[1];
-  let what = `unknown command "${first}"`;
-  if (first.startsWith("-")) {
-    what =
-      `unknown flag ${first} (flags go after the command name, e.g. spillway config check ${first})`;
-  } else if (group.length > 0) {
-    what = second === undefined || second.startsWith("-")
-      ? `"${first}" needs a subcommand`
-      : `unknown command "${first} ${second}"`;
-  }
-  const list = (group.length > 0 ? group : commands).map((command) =>
-    `  ${command.name.padEnd(20)}  ${command.summary}\n`
-  ).join("");
-  io.stderr(`spillway: ${what}\nCommands:\n${list}Run \`spillway --help\` for more.\n`);
-  return EXIT_USAGE;
+/** The commands under `group` ("" for all), as the list `--help` shows. */
+function commandsUnder(group: string, commands: readonly Command[]): string {
+  const members = commands.filter((command) =>
+    group === "" || command.name.startsWith(`${group} `)
+  );
+  const page = formatCommandList(members, group === "" ? undefined : group);
+  return page.slice(page.indexOf("Commands:\n")).split("\n\n")[0] + "\n";
 }
 
 if (import.meta.main) {

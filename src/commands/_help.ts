@@ -1,18 +1,20 @@
 /**
- * Help texts: the command list of `spillway --help` and the page of
- * `spillway <command> --help`, built from the commands' own descriptions so
- * they never drift from what the commands accept.
+ * Help texts: the command list of `spillway --help` (and of a group such as
+ * `spillway config`), and the page of `spillway <command> --help`, built
+ * from the commands' own descriptions so they never drift from what the
+ * commands accept.
  *
  * @module
  */
 
 import type { Command } from "./command.ts";
-import { flagSynopsis } from "./_flags.ts";
+import { flagSynopsis, HELP_FLAG } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
 
 /** The page `spillway <command> --help` prints. */
 export function formatCommandHelp(command: Command): string {
-  const flags = formatTable(command.flags.map((spec) => [flagSynopsis(spec), spec.help]));
+  const specs = [...command.flags, HELP_FLAG];
+  const flags = formatTable(specs.map((spec) => [flagSynopsis(spec), spec.help]));
   return [
     `spillway ${command.name}: ${command.summary}\n`,
     `Usage: ${command.usage}\n`,
@@ -21,12 +23,17 @@ export function formatCommandHelp(command: Command): string {
   ].join("\n");
 }
 
-/** The page `spillway --help` prints: what spillway is and its commands. */
-export function formatCommandList(commands: readonly Command[]): string {
+/**
+ * The page `spillway --help` prints (what spillway is and its commands), or
+ * with `group`, the page of `spillway <group>` (the commands of that group).
+ */
+export function formatCommandList(commands: readonly Command[], group?: string): string {
   const list = formatTable(commands.map((command) => [command.name, command.summary]));
   return [
-    "spillway: runs LLM tool calls and bounds what they return.\n",
-    "Usage: deno task spillway <command> [flags]\n",
+    group === undefined
+      ? "spillway: runs LLM tool calls and bounds what they return.\n"
+      : `spillway ${group}: one of these commands.\n`,
+    `Usage: deno task spillway ${group === undefined ? "" : `${group} `}<command> [flags]\n`,
     `Commands:\n${list}`,
     "Run `deno task spillway <command> --help` for a command's flags.\n",
   ].join("\n");

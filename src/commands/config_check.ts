@@ -13,13 +13,11 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolConfigWithDefaults } from "../config/tool_config_with_defaults.ts";
 import type { ToolConfigKey } from "../config/tool_vocabulary.ts";
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
-import { SpillwayError } from "../errors/spillway_error.ts";
 import { plural } from "../host/plural.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
-import { HELP_FLAG, parseFlags } from "./_flags.ts";
-import { formatCommandHelp } from "./_help.ts";
+import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 
@@ -46,19 +44,11 @@ Prints the layers, every configured tool (and the '*' defaults) with its
 effective settings and the layer each came from, and the MCP servers.
 Exits 0 when the configuration is valid, 1 when it is not (every problem
 is printed to stderr), 2 on a usage error.`,
-  flags: [...CONFIG_FLAGS, ...OUTPUT_FLAGS, HELP_FLAG],
+  flags: [...CONFIG_FLAGS, ...OUTPUT_FLAGS],
   run,
 };
 
-async function run(args: readonly string[], io: CommandIo): Promise<number> {
-  const flags = parseFlags(args, configCheckCommand.flags);
-  if (flags.boolean("help")) {
-    io.stdout(formatCommandHelp(configCheckCommand));
-    return 0;
-  }
-  if (flags.positionals.length > 0) {
-    throw new SpillwayError("usage", `unexpected argument ${JSON.stringify(flags.positionals[0])}`);
-  }
+async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   let config: SpillwayConfig;
   try {
     config = await loadConfig(configOptionsFromFlags(flags, io));

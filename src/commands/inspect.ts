@@ -17,8 +17,7 @@ import { toolCallMachine, unattendedToolCallMachine } from "../machines/tool_cal
 import { turnMachine } from "../machines/turn_machine.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
-import { HELP_FLAG, parseFlags } from "./_flags.ts";
-import { formatCommandHelp } from "./_help.ts";
+import type { ParsedFlags } from "./_flags.ts";
 
 /** The machines, outermost first. */
 const MACHINES: readonly (readonly [string, AnyStateMachine])[] = [
@@ -41,16 +40,12 @@ labels name the event and, in brackets, the guard. unattendedToolCall is
 the flat variant of toolCall that runs calls nobody is asked about (same
 top-level states, no substates). With --json, prints
 XState's resolved node tree instead (one JSON object keyed by machine).`,
-  flags: [{ name: "json", kind: "boolean", help: "print JSON instead of Mermaid" }, HELP_FLAG],
+  flags: [{ name: "json", kind: "boolean", help: "print JSON instead of Mermaid" }],
+  positionals: "[machine...]",
   run,
 };
 
-function run(args: readonly string[], io: CommandIo): Promise<number> {
-  const flags = parseFlags(args, inspectCommand.flags);
-  if (flags.boolean("help")) {
-    io.stdout(formatCommandHelp(inspectCommand));
-    return Promise.resolve(0);
-  }
+function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const names = MACHINES.map(([name]) => name);
   for (const wanted of flags.positionals) {
     if (!names.includes(wanted)) {

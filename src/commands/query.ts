@@ -28,8 +28,7 @@ import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
-import { HELP_FLAG, parseFlags } from "./_flags.ts";
-import { formatCommandHelp } from "./_help.ts";
+import type { ParsedFlags } from "./_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 
 /** The assistant's answer when no `--script` is given: honest, and a pointer. */
@@ -70,17 +69,12 @@ recorded in the stream), 2 on a usage error.`,
       help: "write the machines' XState inspection events to FILE as JSON lines",
     },
     ...OUTPUT_FLAGS,
-    HELP_FLAG,
   ],
+  positionals: "[prompt...]",
   run,
 };
 
-async function run(args: readonly string[], io: CommandIo): Promise<number> {
-  const flags = parseFlags(args, queryCommand.flags);
-  if (flags.boolean("help")) {
-    io.stdout(formatCommandHelp(queryCommand));
-    return 0;
-  }
+async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const prompt = flags.positionals.join(" ").trim();
   if (prompt === "") throw new SpillwayError("usage", "missing the prompt");
   const options = configOptionsFromFlags(flags, io);
