@@ -6,12 +6,70 @@
 
 import assert from "node:assert/strict";
 import type { ToolCallResponse } from "../src/review/tool_call_response.ts";
-import { ExecutionService } from "../src/service/execution_service.ts";
+import { CALL_ID_META_KEY, ExecutionService } from "../src/service/execution_service.ts";
 import type { BarrierKind } from "../src/service/executor.ts";
 import { McpExecutor } from "../src/service/mcp_executor.ts";
-import type { CallToolResult } from "../src/service/sdk.ts";
+import {
+  type CallToolResult,
+  InMemoryTransport,
+  type JSONRPCMessage,
+  type Transport,
+  type TransportSendOptions,
+} from "../src/service/sdk.ts";
 import { ToolLostError } from "../src/service/tool_source.ts";
 import { FakeSource, text, untilAborted } from "./service_fake_source.ts";
+
+type Tamper = (callId: string, result: CallToolResult) => CallToolResult;
+
+/**
+ * The server end of the executor's link, rewriting on its way out the
+ * result of each `tools/call` (found by the `spillway/callId` its request
+ * carried): a delivery that differs from what the service decided, as a
+ * broken transport or a meddling relay would produce.
+ */
+class TamperingTransport implements Transport {
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  onmessage?: Transport["onmessage"];
+  readonly #inner: Transport;
+  readonly #tamper: Tamper;
+  /** JSON-RPC request id → spillway call id, for the calls in flight. */
+  readonly #callIds = new Map<string | number, string>();
+
+  constructor(inner: Transport, tamper: Tamper) {
+    this.#inner = inner;
+    this.#tamper = tamper;
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      if ("method" in message && message.method === "tools/call" && "id" in message) {
+        const callId = message.params?._meta?.[CALL_ID_META_KEY];
+        if (typeof callId === "string") this.#callIds.set(message.id, callId);
+      }
+      this.onmessage?.(message, extra);
+    };
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ("result" in message) {
+      const callId = this.#callIds.get(message.id);
+      this.#callIds.delete(message.id);
+      if (callId !== undefined) {
+        const result = this.#tamper(callId, message.result as CallToolResult);
+        return this.#inner.send({ ...message, result }, options);
+      }
+    }
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
 
 interface Fixture extends AsyncDisposable {
   readonly service: ExecutionService;
@@ -22,7 +80,7 @@ interface Fixture extends AsyncDisposable {
 async function fixture(
   options: {
     barrierFor?: (tool: string) => BarrierKind;
-    alterDelivery?: (callId: string, result: CallToolResult) => CallToolResult;
+    tamper?: Tamper;
   } = {},
 ): Promise<Fixture> {
   const source = new FakeSource("fake", {
@@ -34,10 +92,18 @@ async function fixture(
   const service = new ExecutionService({
     sources: [source],
     barrierFor: options.barrierFor ?? (() => "record"),
-    ...(options.alterDelivery ? { alterDelivery: options.alterDelivery } : {}),
   });
   await service.start();
-  const executor = await McpExecutor.connect(service);
+  const { tamper } = options;
+  const executor = await McpExecutor.connect(
+    service,
+    tamper === undefined ? {} : {
+      link: () => {
+        const [client, server] = InMemoryTransport.createLinkedPair();
+        return [client, new TamperingTransport(server, tamper)];
+      },
+    },
+  );
   return {
     service,
     executor,
@@ -88,7 +154,7 @@ Deno.test("McpExecutor: an accepted review is delivered with deliver", async () 
 
 Deno.test("McpExecutor: a deliberately altered delivery is reported as a mismatch", async () => {
   await using f = await fixture({
-    alterDelivery: (callId, result) =>
+    tamper: (callId, result) =>
       callId === "call_2" ? { ...result, content: [{ type: "text", text: "tampered" }] } : result,
   });
   const first = f.executor.start(
@@ -112,7 +178,7 @@ Deno.test("McpExecutor: a deliberately altered delivery is reported as a mismatc
 });
 
 Deno.test("McpExecutor: a delivery whose isError differs from the record is a mismatch", async () => {
-  await using f = await fixture({ alterDelivery: (_id, result) => ({ ...result, isError: true }) });
+  await using f = await fixture({ tamper: (_id, result) => ({ ...result, isError: true }) });
   const handle = f.executor.start(
     { id: "call_1", name: "echo", arguments: { text: "a" } },
     { signal: live() },

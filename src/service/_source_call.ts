@@ -7,7 +7,7 @@
  * @module
  */
 
-import { reasonText } from "./_abort.ts";
+import { reasonText } from "./reason_text.ts";
 import type { ResolvedRoute } from "./_tool_routes.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedOutcome } from "./parked_call.ts";

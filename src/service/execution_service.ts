@@ -51,12 +51,6 @@ export interface ExecutionServiceOptions {
   readonly clock?: { now(): number };
   /** The MCP server identity. Default: `{ name: "spillway", version: "0.1.0" }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
-  /**
-   * Test hook: rewrites the result a caller is about to receive. Exists only
-   * so tests can prove that the executor catches a delivery mismatch.
-   * Default: none.
-   */
-  readonly alterDelivery?: (callId: string, result: CallToolResult) => CallToolResult;
 }
 
 /** Who waits for a call to park; see {@linkcode ExecutionService.whenParked}. */
@@ -351,8 +345,7 @@ export class ExecutionService {
         startedAt,
         parkedAt: this.#clock.now(),
       });
-      const result = deliveryFor(end, await call.ack.promise);
-      return this.#options.alterDelivery?.(callId, result) ?? result;
+      return deliveryFor(end, await call.ack.promise);
     } finally {
       this.#handling -= 1;
       if (this.#handling === 0) this.#drained?.resolve();

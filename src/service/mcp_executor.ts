@@ -11,7 +11,7 @@
 
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { reasonText } from "./_abort.ts";
+import { reasonText } from "./reason_text.ts";
 import { CALL_ID_META_KEY, type ExecutionService } from "./execution_service.ts";
 import type {
   Acknowledgement,
@@ -21,7 +21,7 @@ import type {
   Executor,
 } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
-import { type CallToolResult, Client, InMemoryTransport } from "./sdk.ts";
+import { type CallToolResult, Client, InMemoryTransport, type Transport } from "./sdk.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 
 /**
@@ -33,6 +33,17 @@ import { toToolCallResponse } from "./to_tool_call_response.ts";
  * time limits are the Host's business (its abort signal), not the transport's.
  */
 export const PARK_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Options of {@linkcode McpExecutor.connect}. */
+export interface McpExecutorOptions {
+  /**
+   * Makes the two ends of the link between the executor's MCP client and
+   * the service: `[client side, server side]`. Any pair that carries
+   * messages in order serves (a pair over a worker's `MessagePort`, or one
+   * wrapped to watch the traffic). Default: `InMemoryTransport.createLinkedPair`.
+   */
+  readonly link?: () => [Transport, Transport];
+}
 
 type Settled =
   | { readonly ok: true; readonly result: unknown }
@@ -109,10 +120,16 @@ export class McpExecutor implements Executor {
   /**
    * Links a new MCP client to `service` (which must be started).
    *
+   * @param service the started execution service
+   * @param options how the client reaches the service; see {@linkcode McpExecutorOptions}
    * @throws {TypeError} when the service is not started
    */
-  static async connect(service: ExecutionService): Promise<McpExecutor> {
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  static async connect(
+    service: ExecutionService,
+    options: McpExecutorOptions = {},
+  ): Promise<McpExecutor> {
+    const link = options.link ?? (() => InMemoryTransport.createLinkedPair());
+    const [clientTransport, serverTransport] = link();
     await service.connect(serverTransport);
     const client = new Client({ name: "spillway-executor", version: "0.1.0" });
     await client.connect(clientTransport);

@@ -17,7 +17,7 @@
 
 import { fakeTestLog } from "../../examples/fake_test_log.ts";
 import { Client, StdioClientTransport } from "../../src/service/sdk.ts";
-import { killProcessGroup } from "../../src/service/local/kill_process_group.ts";
+import { killProcessGroup } from "../../src/service/subprocess/kill_process_group.ts";
 import { JsonRpcLineReader } from "../../src/service/upstream/json_rpc_line_reader.ts";
 import { McpUpstreamSource } from "../../src/service/upstream/mcp_upstream_source.ts";
 

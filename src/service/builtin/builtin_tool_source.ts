@@ -7,7 +7,8 @@
  * @module
  */
 
-import { raceAbort, reasonText } from "../_abort.ts";
+import { raceAbort } from "../race_abort.ts";
+import { reasonText } from "../reason_text.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";

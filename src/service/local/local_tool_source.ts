@@ -19,7 +19,7 @@ import {
   type ToolResult,
   type ToolSource,
 } from "../tool_source.ts";
-import { releaseBytes } from "./release_bytes.ts";
+import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
 
 /** How long a local tool may run before its process group is killed: 120 s. */

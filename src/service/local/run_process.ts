@@ -15,10 +15,10 @@
  * @module
  */
 
-import { ByteBuffer } from "./byte_buffer.ts";
-import { killProcessGroup } from "./kill_process_group.ts";
-import { releaseBytes } from "./release_bytes.ts";
-import { settlesWithin } from "./settles_within.ts";
+import { ByteBuffer } from "../subprocess/byte_buffer.ts";
+import { killProcessGroup } from "../subprocess/kill_process_group.ts";
+import { releaseBytes } from "../subprocess/release_bytes.ts";
+import { settlesWithin } from "../subprocess/settles_within.ts";
 
 /**
  * How long a process group gets between SIGTERM and SIGKILL, and how long its

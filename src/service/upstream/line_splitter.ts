@@ -18,7 +18,7 @@
  * @module
  */
 
-import { ByteBuffer } from "../local/byte_buffer.ts";
+import { ByteBuffer } from "../subprocess/byte_buffer.ts";
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;

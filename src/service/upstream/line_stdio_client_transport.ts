@@ -23,9 +23,9 @@
  * @module
  */
 
-import { killProcessGroup } from "../local/kill_process_group.ts";
-import { releaseBytes } from "../local/release_bytes.ts";
-import { settlesWithin } from "../local/settles_within.ts";
+import { killProcessGroup } from "../subprocess/kill_process_group.ts";
+import { releaseBytes } from "../subprocess/release_bytes.ts";
+import { settlesWithin } from "../subprocess/settles_within.ts";
 import type { JSONRPCMessage, Transport } from "../sdk.ts";
 import { JsonRpcLineReader } from "./json_rpc_line_reader.ts";
 

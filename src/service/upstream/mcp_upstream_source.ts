@@ -13,7 +13,8 @@
  */
 
 import { SpillwayError } from "../../errors/spillway_error.ts";
-import { settlesWithin } from "../local/settles_within.ts";
+import { raceAbort } from "../race_abort.ts";
+import { settlesWithin } from "../subprocess/settles_within.ts";
 import { Client, ErrorCode, McpError } from "../sdk.ts";
 import {
   type ToolCallOptions,
@@ -197,7 +198,7 @@ export class McpUpstreamSource implements ToolSource {
   ): Promise<ToolResult> {
     const { signal } = options;
     signal.throwIfAborted();
-    const connection = await untilAborted(this.#connect(), signal);
+    const connection = await raceAbort(this.#connect(), signal);
     try {
       const result = await connection.client.callTool(
         { name: tool, arguments: { ...args } },
@@ -321,13 +322,4 @@ export class McpUpstreamSource implements ToolSource {
 
 function describeExit(status: Deno.CommandStatus): string {
   return status.signal === null ? `code ${status.code}` : `signal ${status.signal}`;
-}
-
-/** Settles like `promise`, or rejects with `signal.reason` as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  const { promise: raced, resolve, reject } = Promise.withResolvers<T>();
-  const onAbort = () => reject(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  return raced;
 }
