@@ -16,6 +16,7 @@ import { queryCommand } from "./commands/query.ts";
 import { formatCommandList } from "./commands/_help.ts";
 import { runProgram } from "./commands/_program.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
+import { sanitizeForTerminal } from "./host/sanitize.ts";
 
 /** Every command, in the order `spillway --help` lists them. */
 export const COMMANDS: readonly Command[] = [queryCommand, configCheckCommand, inspectCommand];
@@ -53,6 +54,8 @@ export async function main(
     if (outcome.kind === "help") return outcome.requested ? 0 : EXIT_USAGE;
     return outcome.code;
   } catch (error) {
+    // Messages quote outside values (names, arguments, config values).
+    const printError = (text: string) => io.stderr(sanitizeForTerminal(text));
     const name = running?.name ?? "";
     const prefix = name === "" ? "spillway" : `spillway ${name}`;
     if (error instanceof SpillwayError && error.code === "usage") {
@@ -61,17 +64,17 @@ export async function main(
       const list = error.details["reason"] === "commander.unknownCommand"
         ? commandsUnder(where, commands)
         : "";
-      io.stderr(
+      printError(
         `${spelled}: ${error.message}\n${list}Run \`${spelled} --help\` for usage.\n`,
       );
       return EXIT_USAGE;
     }
     if (error instanceof SpillwayError) {
-      io.stderr(`${prefix}: ${error.message}\n`);
+      printError(`${prefix}: ${error.message}\n`);
       return 1;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    io.stderr(`${prefix}: internal error (please report it):\n${detail}\n`);
+    printError(`${prefix}: internal error (please report it):\n${detail}\n`);
     return 1;
   }
 }

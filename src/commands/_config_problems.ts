@@ -6,6 +6,7 @@
  */
 
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 import type { CommandIo } from "./command_io.ts";
 
 /**
@@ -18,6 +19,9 @@ export function printConfigProblems(error: unknown, io: CommandIo): boolean {
   const problems = Array.isArray(listed) ? listed.map(String) : [error.message];
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
   io.stderr(`The configuration is invalid (${count}):\n`);
-  io.stderr(problems.map((line) => `  ${line}\n`).join(""));
+  // Problems quote the values they reject (from config files and --cfg): one line each.
+  io.stderr(
+    problems.map((line) => `  ${sanitizeForTerminal(line, { singleLine: true })}\n`).join(""),
+  );
   return true;
 }

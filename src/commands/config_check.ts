@@ -19,6 +19,7 @@ import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 
 /** Keys shown for every tool; the rest appear when set, or always under `-v`. */
@@ -95,7 +96,7 @@ function layersSection(config: SpillwayConfig, shorten: (path: string) => string
         ];
     }
   });
-  return `Layers, lowest first (later layers win):\n${formatTable(rows)}`;
+  return `Layers, lowest first (later layers win):\n${safeTable(rows)}`;
 }
 
 function toolsSection(
@@ -115,7 +116,7 @@ function toolsSection(
   const note = config.toolNames().length === 0
     ? "  (no tools configured: every tool gets the '*' settings)\n"
     : "";
-  return `Tools (a tool without its own setting inherits '*'):\n${formatTable(rows)}${note}`;
+  return `Tools (a tool without its own setting inherits '*'):\n${safeTable(rows)}${note}`;
 }
 
 function keysToShow(tool: ToolConfigWithDefaults, verbose: boolean): ToolConfigKey[] {
@@ -196,7 +197,7 @@ function providersSection(
     }
     rows.push([provider.name, provider.type, target, from === "--cfg" ? from : shorten(from)]);
   }
-  return `MCP servers (providers.mcp):\n${formatTable(rows)}`;
+  return `MCP servers (providers.mcp):\n${safeTable(rows)}`;
 }
 
 function quoteArg(arg: string): string {
@@ -207,3 +208,14 @@ function shortString(text: string): string {
   const quoted = JSON.stringify(text);
   return quoted.length <= 60 ? quoted : `${quoted.slice(0, 58)}…"`;
 }
+
+/**
+ * Every table of the report passes here. Cells hold outside text (tool and
+ * server names, commands, paths, config values): each is made safe for the
+ * terminal and kept on one line before the columns are measured.
+ */
+function safeTable(rows: readonly (readonly string[])[]): string {
+  return formatTable(rows.map((row) => row.map((cell) => sanitizeForTerminal(cell, SINGLE_LINE))));
+}
+
+const SINGLE_LINE = { singleLine: true } as const;

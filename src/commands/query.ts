@@ -14,6 +14,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { InspectionLog } from "../host/inspection_log.ts";
 import { plural } from "../host/plural.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { TerminalReporter } from "../host/terminal_reporter.ts";
@@ -118,6 +119,8 @@ interface TerminalQuery {
 /** Runs the turn with the terminal as its host; returns the exit code. */
 async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<number> {
   const { io, config, conversationId, quiet } = query;
+  // Warnings and errors quote outside values (tool names, server messages).
+  const printError = (text: string) => io.stderr(sanitizeForTerminal(text));
   const reporter = new TerminalReporter({
     io,
     quiet,
@@ -135,7 +138,9 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     cwd: io.cwd,
     noticeSink: reporter,
     observer: reporter,
-    warn: (message) => io.stderr(`warning: ${message}\n`),
+    warn: (message) => printError(`warning: ${message}\n`),
+    // An upstream server's own stderr is outside text too.
+    upstreamStderr: printError,
     ...(Deno.stdin.isTerminal() ? { prompter: new TerminalPrompter({ io }) } : {}),
   });
   const inspection = query.inspectPath === undefined
@@ -161,17 +166,21 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     inspection?.close();
     await runtime.close();
   }
-  for (const error of result.errors) io.stderr(`error: ${error.message}\n`);
+  for (const error of result.errors) printError(`error: ${error.message}\n`);
   const where = result.location.startsWith(io.cwd + "/")
     ? result.location.slice(io.cwd.length + 1)
     : result.location;
   if (result.status === "failed") {
-    io.stderr(`The turn failed: ${result.reason ?? "unknown reason"}\n`);
-    io.stderr(`Conversation ${conversationId}: ${where}\n`);
+    printError(`The turn failed: ${result.reason ?? "unknown reason"}\n`);
+    printError(`Conversation ${conversationId}: ${where}\n`);
     return 1;
   }
   const cuts = result.notices.length;
   const summary = `${plural(result.cycles, "model request")}, ${plural(cuts, "cut response")}`;
-  io.stdout(`${quiet ? "" : "\n"}Conversation ${conversationId} (${summary}): ${where}\n`);
+  io.stdout(
+    sanitizeForTerminal(
+      `${quiet ? "" : "\n"}Conversation ${conversationId} (${summary}): ${where}\n`,
+    ),
+  );
   return 0;
 }

@@ -11,6 +11,7 @@ import { utf8Length } from "../size/cap_text.ts";
 import type { Prompter, ResultDecision, RunDecision } from "../machines/prompter.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
 
 /** Reads one line of the person's answer (without the newline); `null` at end of input. */
@@ -47,9 +48,10 @@ export class TerminalPrompter implements Prompter {
     return this.#oneAtATime(async () => {
       const size = ByteSize.fromBytes(utf8Length(response.content)).human();
       for (;;) {
-        this.#io.stderr(
+        this.#say(
           `${call.name} (${call.id}) returned ${size}${response.isError ? " (error)" : ""}. ` +
             `[d]eliver, [e]dit, [s]kip? `,
+          "",
         );
         const answer = await this.#readLine(signal);
         if (answer === null) return { kind: "skip" };
@@ -65,7 +67,7 @@ export class TerminalPrompter implements Prompter {
           case "edit":
             return await this.#openEditor(call, response, signal);
           default:
-            this.#io.stderr(`please answer d, e or s\n`);
+            this.#say("please answer d, e or s");
         }
       }
     });
@@ -79,8 +81,9 @@ export class TerminalPrompter implements Prompter {
     return this.#oneAtATime(async () => {
       const args = JSON.stringify(call.arguments);
       for (;;) {
-        this.#io.stderr(
+        this.#say(
           `Run ${call.name} (${call.id}) with ${args}? [y]es, [e]dit arguments, [n]o? `,
+          "",
         );
         const answer = mode === "edit" ? "e" : await this.#readLine(signal);
         if (answer === null) return { kind: "skip" };
@@ -94,7 +97,7 @@ export class TerminalPrompter implements Prompter {
             return { kind: "skip" };
           case "e":
           case "edit": {
-            if (mode === "edit") this.#io.stderr("opening the editor\n");
+            if (mode === "edit") this.#say("opening the editor");
             const edited = await this.#editText(
               `${call.name}-arguments`,
               JSON.stringify(call.arguments, null, 2),
@@ -106,18 +109,18 @@ export class TerminalPrompter implements Prompter {
               if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
                 return { kind: "edit", arguments: parsed as Record<string, unknown> };
               }
-              this.#io.stderr("the arguments must be a JSON object; not running the call\n");
+              this.#say("the arguments must be a JSON object; not running the call");
             } catch (error) {
-              this.#io.stderr(
+              this.#say(
                 `the edited arguments are not JSON (${
                   (error as Error).message
-                }); not running the call\n`,
+                }); not running the call`,
               );
             }
             return { kind: "skip" };
           }
           default:
-            this.#io.stderr(`please answer y, e or n\n`);
+            this.#say("please answer y, e or n");
         }
       }
     });
@@ -153,13 +156,18 @@ export class TerminalPrompter implements Prompter {
         signal,
       }).output();
       if (!status.success) {
-        this.#io.stderr(`${program} exited with code ${status.code}: keeping the text unedited\n`);
+        this.#say(`${program} exited with code ${status.code}: keeping the text unedited`);
         return undefined;
       }
       return await Deno.readTextFile(path);
     } finally {
       await Deno.remove(path).catch(() => {});
     }
+  }
+
+  /** Every line the prompter prints passes here: made safe for the terminal, kept on one line. */
+  #say(line: string, end = "\n"): void {
+    this.#io.stderr(sanitizeForTerminal(line, { singleLine: true }) + end);
   }
 
   #oneAtATime<T>(work: () => Promise<T>): Promise<T> {

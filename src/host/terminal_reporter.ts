@@ -58,14 +58,14 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
 
   assistant(message: AssistantMessage): void {
     if (this.#options.quiet || message.text === "") return;
-    this.#options.io.stdout(`assistant: ${sanitizeForTerminal(message.text)}\n`);
+    this.#options.io.stdout(sanitizeForTerminal(`assistant: ${message.text}\n`));
   }
 
   toolCallStarted(call: ToolCall): void {
     if (this.#options.quiet) return;
     let args = JSON.stringify(call.arguments);
     if (args.length > MAX_ARGUMENTS_SHOWN) args = `${args.slice(0, MAX_ARGUMENTS_SHOWN - 1)}…`;
-    this.#options.io.stdout(`▸ ${call.name} ${sanitizeForTerminal(args)}  (${call.id})\n`);
+    this.#options.io.stdout(terminalLines([`▸ ${call.name} ${args}  (${call.id})`]));
   }
 
   toolCallResult(call: ToolCall, response: ToolCallResponse): void {
@@ -78,9 +78,11 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     const { count, shown } = headLines(content, limit);
     const size = ByteSize.fromBytes(utf8Length(content)).human();
     const what = response.isError ? "error" : "result";
-    let text = `◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}\n`;
     const bar = response.isError ? "  ✗ " : "  │ ";
-    for (const line of shown) text += bar + sanitizeForTerminal(line) + "\n";
+    let text = terminalLines([
+      `◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}`,
+      ...shown.map((line) => bar + line),
+    ]);
     if (shown.length < count && resultsFileLink !== "off") {
       const file = this.#writeResult(call, content);
       if (file !== undefined) {
@@ -92,7 +94,7 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   }
 
   notice(fact: NoticeFact): void {
-    this.#options.io.stderr(`${formatNotice(fact)}\n`);
+    this.#options.io.stderr(terminalLines([formatNotice(fact)]));
   }
 
   #writeResult(call: ToolCall, content: string): string | undefined {
@@ -113,13 +115,25 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     }
   }
 
+  /** The only escape sequence the reporter writes itself: the path is percent-encoded. */
   #link(path: string, style: ResultsFileLink): string {
-    const shown = relative(this.#cwd, path) || path;
+    const shown = sanitizeForTerminal(relative(this.#cwd, path) || path, { singleLine: true });
     if (style === "osc8" && this.#options.io.isTerminal) {
       return `\x1b]8;;file://${encodeURI(path)}\x1b\\${shown}\x1b]8;;\x1b\\`;
     }
-    return style === "full" ? path : shown;
+    return style === "full" ? sanitizeForTerminal(path, { singleLine: true }) : shown;
   }
+}
+
+/**
+ * The reporter's one way to print what it composed: each line made safe for
+ * the terminal on its own (so a name or id cannot break its line), newlines
+ * added.
+ */
+function terminalLines(lines: readonly string[]): string {
+  let text = "";
+  for (const line of lines) text += sanitizeForTerminal(line, { singleLine: true }) + "\n";
+  return text;
 }
 
 /** The number of lines of `text` (a final newline ends a line), and the first `limit` of them. */

@@ -24,6 +24,7 @@ import type {
   ProviderRequest,
   ToolSpec,
 } from "../provider/provider.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { formatNotice } from "../review/notice.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
@@ -65,8 +66,12 @@ export interface RuntimeOptions {
   readonly cwd?: string;
   /** Receives warnings a person should see (a torn stream line skipped on load). Default: stderr. */
   readonly warn?: (message: string) => void;
-  /** Where upstream MCP servers' stderr goes. Default `"inherit"`. */
-  readonly upstreamStderr?: "inherit" | "null";
+  /**
+   * Where upstream MCP servers' stderr goes: `"inherit"`, `"null"`, or a
+   * function receiving its text (the CLI makes it safe for the terminal).
+   * Default `"inherit"`.
+   */
+  readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
 }
 
 /**
@@ -109,8 +114,11 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** The default sinks print outside text (tool names, messages): made safe, one line each. */
+const printLine = (line: string) => console.error(sanitizeForTerminal(line, { singleLine: true }));
+
 const stderrNotices: NoticeSink = {
-  notice: (fact) => console.error(formatNotice(fact)),
+  notice: (fact) => printLine(formatNotice(fact)),
 };
 
 /**
@@ -192,7 +200,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const store = options.store ?? new FileStreamStore(join(workspace, "conversations"));
   const clock = options.clock ?? { now: () => new Date() };
   const noticeSink = options.noticeSink ?? stderrNotices;
-  const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
   const connected = executor;
   let closed: Promise<void> | undefined;
 

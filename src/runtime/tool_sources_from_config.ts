@@ -29,8 +29,8 @@ export interface ToolSourcesOptions {
   readonly cwd: string;
   /** Builtin tools registered in code, beside `fs_list_files` and `fs_read_file`. */
   readonly tools?: readonly BuiltinTool[];
-  /** Where upstream servers' stderr goes. Default: `"inherit"`. */
-  readonly upstreamStderr?: "inherit" | "null";
+  /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default: `"inherit"`. */
+  readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
 }
 
 /**
