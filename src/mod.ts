@@ -27,7 +27,13 @@ export type { NonTextContent, ToolCallResponse } from "./review/tool_call_respon
 
 export { parseConfig } from "./config/parse_config.ts";
 export { loadConfig, type LoadConfigOptions } from "./config/load_config.ts";
-export { SpillwayConfig, type SpillwayConfigInit } from "./config/spillway_config.ts";
+export {
+  type ModelSetting,
+  SpillwayConfig,
+  type SpillwayConfigInit,
+} from "./config/spillway_config.ts";
+export type { LlmProviderConfig } from "./config/llm_provider_config.ts";
+export type { LlmProviderName, ModelId } from "./config/model_id.ts";
 export { ToolConfigWithDefaults } from "./config/tool_config_with_defaults.ts";
 export type { ToolSettings } from "./config/tool_settings.ts";
 export type { ConfigValue } from "./config/config_value.ts";

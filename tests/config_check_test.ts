@@ -127,3 +127,28 @@ Deno.test("config check exits 0, 1 and 2 as a subprocess", async () => {
     assert.match(usage.err, /unknown flag --no-such-flag/);
   });
 });
+
+Deno.test("config check shows the model's key variable and whether it is set, never the key", async () => {
+  await withDir(async (dir) => {
+    await write(
+      join(dir, "c.toml"),
+      `[assistant.model]\nid = "openai/gpt-4.1-mini"\n[providers.llm.openai]\napi_key = "sk-in-file"\n`,
+    );
+    const secret = "sk-from-the-environment";
+    const io = captureCommandIo({ env: { OPENAI_API_KEY: secret }, cwd: dir });
+    assert.equal(await main(["config", "check", "--config", "c.toml"], io), 1);
+    assert.match(io.err(), /c\.toml:4: providers\.llm\.openai\.api_key is not read: a key never/);
+    assert.ok(!io.err().includes("sk-in-file"), io.err());
+    const ok = captureCommandIo({ env: { OPENAI_API_KEY: secret }, cwd: dir });
+    await Deno.writeTextFile(
+      join(dir, "c.toml"),
+      `[assistant.model]\nid = "openai/gpt-4.1-mini"\n`,
+    );
+    assert.equal(await main(["config", "check", "--config", "c.toml"], ok), 0);
+    assert.match(
+      ok.out(),
+      /^ {2}providers\.llm\.openai\.api_key_env\s+OPENAI_API_KEY \(set\)\s+default$/m,
+    );
+    assert.ok(!ok.out().includes(secret) && !ok.err().includes(secret));
+  });
+});

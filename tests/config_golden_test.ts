@@ -25,10 +25,15 @@ async function transcript(name: string): Promise<string> {
     .flatMap((line) => ["--cfg", line]);
   const args = ["config", "check", "--config", `${name}.toml`, ...cfgFlags];
   // No HOME or XDG_CONFIG_HOME: the user layer is skipped, so the machine's own config never leaks in.
-  const io = captureCommandIo({ env: {}, cwd: FIXTURES });
+  const env = Object.fromEntries(
+    ((await readOptional(`${FIXTURES}${name}.env`)) ?? "").split("\n").filter((line) => line !== "")
+      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+  );
+  const io = captureCommandIo({ env, cwd: FIXTURES });
   const code = await main(args, io);
   const shown = args.map(shellQuote).join(" ");
-  let text = `$ spillway ${shown}\nexit code: ${code}\n`;
+  const envShown = Object.keys(env).map((key) => `${key}=… `).join("");
+  let text = `$ ${envShown}spillway ${shown}\nexit code: ${code}\n`;
   if (io.out() !== "") text += `--- stdout\n${io.out()}`;
   if (io.err() !== "") text += `--- stderr\n${io.err()}`;
   return text;

@@ -13,6 +13,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolConfigWithDefaults } from "../config/tool_config_with_defaults.ts";
 import type { ToolConfigKey } from "../config/tool_vocabulary.ts";
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
+import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import { plural } from "../host/plural.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -71,6 +72,7 @@ function renderReport(config: SpillwayConfig, io: CommandIo, verbose: boolean): 
   const sections = [
     layersSection(config, shorten),
     toolsSection(config, verbose, shorten),
+    modelSection(config, io.env, shorten),
     providersSection(config.mcpProviders(), shorten),
   ];
   const tools = config.toolNames().length;
@@ -89,6 +91,8 @@ function layersSection(config: SpillwayConfig, shorten: (path: string) => string
         return ["--cfg", JSON.stringify(source.assignment ?? "").slice(1, -1)];
       case "file":
         return ["--config", shorten(source.label)];
+      case "model":
+        return ["--model", JSON.stringify(source.assignment ?? "").slice(1, -1)];
       default:
         return [
           source.kind,
@@ -176,6 +180,51 @@ function showFrom(
   if (value === undefined || value.origin === "default") return "default";
   const place = value.origin === "--cfg" ? "--cfg" : shorten(value.origin);
   return tool.name === "*" || tool.hasOwn(key) ? place : `${place} ('*')`;
+}
+
+/**
+ * The model and its API: where it is reached and which variable holds the
+ * key. Only whether that variable is set is shown, never its value.
+ */
+function modelSection(
+  config: SpillwayConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  shorten: (path: string) => string,
+): string {
+  const from = (origin: string | undefined) =>
+    origin === undefined || origin === "default" || origin.startsWith("--")
+      ? origin ?? "default"
+      : shorten(origin);
+  const model = config.model();
+  const rows = [["SETTING", "VALUE", "FROM"]];
+  if (model.value.provider === "script") {
+    rows.push([
+      "assistant.model.id",
+      `${model.text} (the scripted provider: query needs --script FILE)`,
+      from(model.origin),
+    ]);
+    return `Model:\n${formatTable(rows)}`;
+  }
+  const provider = config.llmProvider(model.value.provider);
+  const key = (name: string) => `providers.llm.${provider.name}.${name}`;
+  rows.push(["assistant.model.id", model.text, from(model.origin)]);
+  rows.push([
+    key("base_url"),
+    provider.baseUrl ?? `${PUBLIC_BASE_URLS[provider.name]} (public endpoint)`,
+    from(provider.origins["base_url"]),
+  ]);
+  const set = (env[provider.apiKeyEnv] ?? "") !== "";
+  const state = set
+    ? "set"
+    : provider.baseUrl === undefined
+    ? "not set"
+    : "not set: no key is sent";
+  rows.push([
+    key("api_key_env"),
+    `${provider.apiKeyEnv} (${state})`,
+    from(provider.origins["api_key_env"]),
+  ]);
+  return `Model:\n${formatTable(rows)}`;
 }
 
 function providersSection(

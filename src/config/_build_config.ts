@@ -15,10 +15,12 @@ import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
 import { SpillwayConfig } from "./spillway_config.ts";
-import { checkMerged } from "./_check_merged.ts";
+import { checkMerged, type KeyEnvironment } from "./_check_merged.ts";
 import { indexKeyLines } from "./_key_lines.ts";
 import { type ConfigLayer, emptyLayer, mergeLayers, type ProviderSettings } from "./_layer.ts";
 import { validateLayer } from "./_validate_layer.ts";
+import { DEFAULT_API_KEY_ENVS, type LlmProviderConfig } from "./llm_provider_config.ts";
+import { LLM_PROVIDERS, type LlmProviderName, parseModelId, SCRIPT_MODEL_ID } from "./model_id.ts";
 
 /** One layer to build from. */
 export type LayerInput =
@@ -29,6 +31,15 @@ export type LayerInput =
   /** A layer that could not be read (a missing `--config` file, a malformed `--cfg`). */
   | { readonly problem: string };
 
+/** Options of {@linkcode buildConfig}. */
+export interface BuildConfigOptions {
+  /**
+   * The environment the model's API key will be read from: a model reached at
+   * its public endpoint without a key there is a problem. Default: not checked.
+   */
+  readonly env?: KeyEnvironment;
+}
+
 /**
  * Builds the config from `inputs` (in layering order, defaults excluded).
  *
@@ -37,6 +48,7 @@ export type LayerInput =
 export function buildConfig(
   inputs: readonly LayerInput[],
   sources: readonly ConfigSource[],
+  options: BuildConfigOptions = {},
 ): SpillwayConfig {
   const errors: string[] = [];
   const layers = [defaultsLayer()];
@@ -68,11 +80,16 @@ export function buildConfig(
   const merged = mergeLayers(layers);
   // With a layer missing, cross-layer checks would report its absence as
   // problems of the other layers (e.g. an "undefined" MCP server).
-  if (complete) errors.push(...checkMerged(merged));
+  if (complete) errors.push(...checkMerged(merged, options.env));
   if (errors.length > 0) throw configInvalid(errors);
+  const model = merged.model ?? { value: SCRIPT_MODEL_ID, origin: "default", at: "default" };
+  const id = parseModelId(model.value);
+  if (!id.ok) throw new TypeError(`validated model id ${model.value} does not parse`);
   return new SpillwayConfig({
     tools: merged.tools,
     providers: [...merged.providers].map(([name, settings]) => provider(name, settings)),
+    model: { ...model, value: id.id, text: model.value },
+    llmProviders: LLM_PROVIDERS.map((name) => llmProvider(name, merged)),
     sources,
   });
 }
@@ -105,6 +122,21 @@ function defaultsLayer(): ConfigLayer {
     "style.results_file_link": value(BUILTIN_TOOL_DEFAULTS["style.results_file_link"]),
   });
   return layer;
+}
+
+/** A model API's merged settings, its defaults applied. */
+function llmProvider(name: LlmProviderName, merged: ConfigLayer): LlmProviderConfig {
+  const settings = merged.llm.get(name) ?? {};
+  const apiKeyEnv = settings.api_key_env ??
+    { value: DEFAULT_API_KEY_ENVS[name], origin: "default", at: "default" };
+  const origins: Record<string, string> = { api_key_env: apiKeyEnv.origin };
+  if (settings.base_url !== undefined) origins["base_url"] = settings.base_url.origin;
+  return {
+    name,
+    ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url.value }),
+    apiKeyEnv: apiKeyEnv.value,
+    origins,
+  };
 }
 
 /** Turns merged, cross-checked settings into the public provider shape. */

@@ -18,12 +18,17 @@ const EXAMPLE = "e.g. --cfg conversation.tools.'*'.run=ask";
  * characters escaped so that every problem stays on one line.
  */
 export function cfgSite(assignment: string): string {
-  const printable = assignment.replace(
+  return flagSite("--cfg", assignment);
+}
+
+/** How messages cite a flag and its value (`--model openai/x`), on one line. */
+export function flagSite(flag: string, value: string): string {
+  const printable = value.replace(
     // deno-lint-ignore no-control-regex
     /[\u0000-\u001f\u007f]/g,
     (ch) => JSON.stringify(ch).slice(1, -1),
   );
-  return `--cfg ${printable}`;
+  return `${flag} ${printable}`;
 }
 
 /** The document a `--cfg` assignment stands for, or why it cannot be read. */

@@ -11,11 +11,44 @@ import type { ConfigValue } from "./config_value.ts";
 import { formatKeyPath, pathKey } from "./_key_path.ts";
 import type { ConfigLayer } from "./_layer.ts";
 import { URL_EXAMPLE } from "./_validate_provider.ts";
+import { DEFAULT_API_KEY_ENVS } from "./llm_provider_config.ts";
+import { parseModelId } from "./model_id.ts";
 import { parseToolSourceRef } from "./tool_vocabulary.ts";
 
+/** The environment keys are looked up in; `undefined` skips the key check. */
+export type KeyEnvironment = Readonly<Record<string, string | undefined>> | undefined;
+
 /** Returns the problems of the merged config `merged`, in a stable order. */
-export function checkMerged(merged: ConfigLayer): string[] {
-  return [...checkTools(merged), ...checkProviders(merged)];
+export function checkMerged(merged: ConfigLayer, env: KeyEnvironment): string[] {
+  return [...checkTools(merged), ...checkProviders(merged), ...checkModelKey(merged, env)];
+}
+
+/**
+ * The model's API needs a key in the environment when it is reached at its
+ * public endpoint. With a `base_url` (Ollama, llama.cpp, vLLM) a key is
+ * optional: those servers usually take none, and one that does answers 401.
+ */
+function checkModelKey(merged: ConfigLayer, env: KeyEnvironment): string[] {
+  const model = merged.model;
+  if (env === undefined || model === undefined) return [];
+  const parsed = parseModelId(model.value);
+  if (!parsed.ok || parsed.id.provider === "script") return [];
+  const provider = parsed.id.provider;
+  const settings = merged.llm.get(provider) ?? {};
+  const path = (key: string) => ["providers", "llm", provider, key];
+  const rejected = ["base_url", "api_key_env"].some((key) =>
+    merged.invalid.has(pathKey(path(key)))
+  );
+  if (rejected || merged.invalid.has(pathKey(["assistant", "model", "id"]))) return [];
+  if (settings.base_url !== undefined) return [];
+  const variable = settings.api_key_env?.value ?? DEFAULT_API_KEY_ENVS[provider];
+  if ((env[variable] ?? "") !== "") return [];
+  return [
+    `${model.at}: ${formatKeyPath(["assistant", "model", "id"])} = "${model.value}" needs an ` +
+    `API key, and the environment variable ${variable} is not set (export it, or name the ` +
+    `variable that holds the key in ${formatKeyPath(path("api_key_env"))}; a local server ` +
+    `that takes no key needs only ${formatKeyPath(path("base_url"))})`,
+  ];
 }
 
 function checkTools(merged: ConfigLayer): string[] {

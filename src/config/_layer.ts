@@ -8,6 +8,7 @@
  */
 
 import type { ConfigValue } from "./config_value.ts";
+import type { LlmProviderName } from "./model_id.ts";
 import type { ToolSettings } from "./tool_settings.ts";
 
 /** A tool table under construction. */
@@ -24,17 +25,26 @@ export interface ProviderSettings {
   at: string;
 }
 
+/** A `[providers.llm.<name>]` table under construction. */
+export interface LlmSettings {
+  base_url?: ConfigValue<string>;
+  api_key_env?: ConfigValue<string>;
+}
+
 /** The validated content of one layer, or of several merged. */
 export interface ConfigLayer {
   readonly tools: Map<string, MutableToolSettings>;
   readonly providers: Map<string, ProviderSettings>;
+  /** `assistant.model.id`, as written (validated). */
+  model?: ConfigValue<string>;
+  readonly llm: Map<LlmProviderName, LlmSettings>;
   /** Path keys of values that were rejected, so cross-checks do not pile on. */
   readonly invalid: Set<string>;
 }
 
 /** An empty layer. */
 export function emptyLayer(): ConfigLayer {
-  return { tools: new Map(), providers: new Map(), invalid: new Set() };
+  return { tools: new Map(), providers: new Map(), llm: new Map(), invalid: new Set() };
 }
 
 /** Merges `layers` in order; later values win key by key. */
@@ -54,6 +64,10 @@ export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
       const { environment, at: _at, ...rest } = settings;
       Object.assign(target, definedOnly(rest));
       for (const [key, value] of environment) target.environment.set(key, value);
+    }
+    if (layer.model !== undefined) merged.model = layer.model;
+    for (const [name, settings] of layer.llm) {
+      merged.llm.set(name, Object.assign(merged.llm.get(name) ?? {}, definedOnly(settings)));
     }
     for (const key of layer.invalid) merged.invalid.add(key);
   }

@@ -9,6 +9,8 @@
 import { emptyLayer } from "./_layer.ts";
 import type { ConfigLayer } from "./_layer.ts";
 import { isTable, LayerContext } from "./_layer_context.ts";
+import { validateAssistant } from "./_validate_assistant.ts";
+import { validateLlmProvider } from "./_validate_llm_provider.ts";
 import { validateProvider } from "./_validate_provider.ts";
 import { validateTool } from "./_validate_tool.ts";
 
@@ -30,8 +32,9 @@ export function validateLayer(
   const ctx = new LayerContext(where.origin, where.site, where.lines, emptyLayer());
   for (const [key, value] of Object.entries(document)) {
     if (key === "conversation") conversation(ctx, value);
+    else if (key === "assistant") validateAssistant(ctx, value);
     else if (key === "providers") providers(ctx, value);
-    else ctx.unknownKey([key], ["conversation", "providers"]);
+    else ctx.unknownKey([key], ["conversation", "assistant", "providers"]);
   }
   return { layer: ctx.layer, errors: ctx.errors };
 }
@@ -64,8 +67,12 @@ function providers(ctx: LayerContext, value: unknown): void {
     return;
   }
   for (const [key, servers] of Object.entries(value)) {
+    if (key === "llm") {
+      llmProviders(ctx, servers);
+      continue;
+    }
     if (key !== "mcp") {
-      ctx.unknownKey(["providers", key], ["mcp"]);
+      ctx.unknownKey(["providers", key], ["mcp", "llm"]);
       continue;
     }
     if (!isTable(servers)) {
@@ -78,4 +85,16 @@ function providers(ctx: LayerContext, value: unknown): void {
     }
     for (const [name, table] of Object.entries(servers)) validateProvider(ctx, name, table);
   }
+}
+
+function llmProviders(ctx: LayerContext, value: unknown): void {
+  if (!isTable(value)) {
+    ctx.wrongType(
+      ["providers", "llm"],
+      value,
+      "a table of model APIs, e.g. [providers.llm.openai]",
+    );
+    return;
+  }
+  for (const [name, table] of Object.entries(value)) validateLlmProvider(ctx, name, table);
 }

@@ -8,7 +8,7 @@
 
 import { isAbsolute, join, resolve } from "node:path";
 import { buildConfig, type LayerInput } from "./_build_config.ts";
-import { cfgSite, parseCfgAssignment } from "./_cfg_assignment.ts";
+import { cfgSite, flagSite, parseCfgAssignment } from "./_cfg_assignment.ts";
 import type { ConfigSource } from "./config_source.ts";
 import type { SpillwayConfig } from "./spillway_config.ts";
 
@@ -27,9 +27,15 @@ export interface LoadConfigOptions {
   /** `--cfg key=value` assignments, in order. Defaults to `[]`. */
   readonly cfg?: readonly string[];
   /**
+   * `--model PROVIDER/MODEL`: sets `assistant.model.id` over every other
+   * layer, with origin `"--model"`. Default: not set.
+   */
+  readonly model?: string;
+  /**
    * Environment for finding the user file (`XDG_CONFIG_HOME`, else
-   * `HOME/.config`). Defaults to the process environment. Pass `{}` to skip
-   * the user file.
+   * `HOME/.config`) and for checking that the model's API key is set (only
+   * whether it is: the key is read when a provider is created). Defaults to
+   * the process environment. Pass `{}` to skip the user file.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Directory relative paths are resolved against. Defaults to `Deno.cwd()`. */
@@ -95,7 +101,15 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Spill
       inputs.push({ problem: parsed.error });
     }
   }
-  return buildConfig(inputs, sources);
+  if (options.model !== undefined) {
+    sources.push({ kind: "model", label: "--model", present: true, assignment: options.model });
+    inputs.push({
+      document: { assistant: { model: { id: options.model } } },
+      origin: "--model",
+      site: flagSite("--model", options.model),
+    });
+  }
+  return buildConfig(inputs, sources, { env });
 }
 
 /** Reads one layer file: its text, a problem, or `undefined` when absent and optional. */

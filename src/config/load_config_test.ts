@@ -199,3 +199,66 @@ Deno.test("loadConfig() reads --cfg values as TOML when they are TOML, else as s
   assert.equal(config.tool("any").run(), "edit");
   assert.deepEqual(config.toolNames(), ["x", "y", "z"]);
 });
+
+Deno.test("loadConfig() reads the model and its API, --model winning over every layer", async () => {
+  await withDir(async (dir) => {
+    await write(
+      join(dir, "ws/config.toml"),
+      `[assistant.model]\nid = "anthropic/claude-sonnet-4-5"\n\n` +
+        `[providers.llm.openai]\nbase_url = "http://127.0.0.1:11434/v1"\n`,
+    );
+    // The public Anthropic endpoint needs ANTHROPIC_API_KEY, which this environment lacks.
+    assert.deepEqual(await rejection(loadConfig({ env: {}, cwd: dir, workspace: "ws" })), [
+      `ws/config.toml:2: assistant.model.id = "anthropic/claude-sonnet-4-5" needs an API key, ` +
+      "and the environment variable ANTHROPIC_API_KEY is not set (export it, or name the " +
+      "variable that holds the key in providers.llm.anthropic.api_key_env; a local server " +
+      "that takes no key needs only providers.llm.anthropic.base_url)",
+    ]);
+    const config = await loadConfig({
+      env: {},
+      cwd: dir,
+      workspace: "ws",
+      cfg: ["assistant.model.id=openai/gpt-4.1-mini"],
+      model: "openai/qwen2.5:7b",
+    });
+    assert.deepEqual(config.model().value, { provider: "openai", model: "qwen2.5:7b" });
+    assert.equal(config.model().origin, "--model");
+    assert.equal(config.model().at, "--model openai/qwen2.5:7b");
+    assert.deepEqual(config.sources.at(-1), {
+      kind: "model",
+      label: "--model",
+      present: true,
+      assignment: "openai/qwen2.5:7b",
+    });
+    const openai = config.llmProvider("openai");
+    assert.equal(openai.baseUrl, "http://127.0.0.1:11434/v1");
+    assert.equal(openai.apiKeyEnv, "OPENAI_API_KEY");
+    assert.deepEqual(openai.origins, { api_key_env: "default", base_url: "ws/config.toml" });
+  });
+});
+
+Deno.test("loadConfig() accepts a hosted model when its key variable is set, and only checks that it is", async () => {
+  const config = await loadConfig({
+    env: { MY_KEY: "sk-secret" },
+    cfg: ["providers.llm.openai.api_key_env=MY_KEY"],
+    model: "openai/gpt-4.1-mini",
+  });
+  assert.equal(config.llmProvider("openai").apiKeyEnv, "MY_KEY");
+  assert.ok(!JSON.stringify(config.llmProvider("openai")).includes("sk-secret"));
+  const errors = await rejection(
+    loadConfig({
+      env: { MY_KEY: "" },
+      cfg: ["providers.llm.openai.api_key_env=MY_KEY"],
+      model: "openai/x",
+    }),
+  );
+  assert.match(errors[0]!, /^--model openai\/x: .* MY_KEY is not set/);
+});
+
+Deno.test("loadConfig() names a malformed --model by its flag", async () => {
+  const errors = await rejection(loadConfig({ env: {}, model: "gpt-4" }));
+  assert.deepEqual(errors, [
+    '--model gpt-4: assistant.model.id = "gpt-4" is not valid (expected "<provider>/<model>" ' +
+    'with a provider among openai, anthropic, e.g. "openai/gpt-4.1-mini", or "script")',
+  ]);
+});

@@ -196,10 +196,10 @@ command = "s"
 cwd = "/"
 `),
     [
-      "c.toml:2: unknown key colour (expected one of: conversation, providers)",
+      "c.toml:2: unknown key colour (expected one of: conversation, assistant, providers)",
       "c.toml:4: unknown key conversation.history (expected one of: tools)",
       "c.toml:6: unknown key conversation.tools.x.style.colour (expected one of: inline_results, results_file_link)",
-      "c.toml:7: unknown key providers.lsp (expected one of: mcp)",
+      "c.toml:7: unknown key providers.lsp (expected one of: mcp, llm)",
       "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, url)",
     ],
   );

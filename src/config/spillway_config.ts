@@ -7,7 +7,10 @@
  */
 
 import type { ConfigSource } from "./config_source.ts";
+import type { ConfigValue } from "./config_value.ts";
+import type { LlmProviderConfig } from "./llm_provider_config.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
+import type { LlmProviderName, ModelId } from "./model_id.ts";
 import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
 import type { ToolSettings } from "./tool_settings.ts";
 
@@ -17,8 +20,18 @@ export interface SpillwayConfigInit {
   readonly tools: ReadonlyMap<string, ToolSettings>;
   /** Upstream MCP servers, in the order first defined. */
   readonly providers: readonly McpProviderConfig[];
+  /** `assistant.model.id`, parsed, with where it came from. */
+  readonly model: ModelSetting;
+  /** Every model API, its defaults applied. */
+  readonly llmProviders: readonly LlmProviderConfig[];
   /** The layers looked at, in order. */
   readonly sources: readonly ConfigSource[];
+}
+
+/** The configured model: the parsed id, its text as written, and its origin. */
+export interface ModelSetting extends ConfigValue<ModelId> {
+  /** The id as written, e.g. `"openai/gpt-4.1-mini"` or `"script"`. */
+  readonly text: string;
 }
 
 /**
@@ -42,6 +55,8 @@ export class SpillwayConfig {
   readonly sources: readonly ConfigSource[];
   readonly #tools: ReadonlyMap<string, ToolSettings>;
   readonly #providers: readonly McpProviderConfig[];
+  readonly #model: ModelSetting;
+  readonly #llmProviders: readonly LlmProviderConfig[];
 
   /**
    * Wraps merged, validated settings. Use {@linkcode parseConfig} or
@@ -53,6 +68,23 @@ export class SpillwayConfig {
     this.sources = init.sources;
     this.#tools = init.tools;
     this.#providers = init.providers;
+    this.#model = init.model;
+    this.#llmProviders = init.llmProviders;
+  }
+
+  /**
+   * The model `query` asks (`assistant.model.id`); `"script"`, the scripted
+   * provider, unless configured.
+   */
+  model(): ModelSetting {
+    return this.#model;
+  }
+
+  /** The `[providers.llm.<name>]` settings of a model API, defaults applied. */
+  llmProvider(name: LlmProviderName): LlmProviderConfig {
+    const found = this.#llmProviders.find((provider) => provider.name === name);
+    if (found === undefined) throw new RangeError(`unknown model API ${name}`);
+    return found;
   }
 
   /**
