@@ -25,7 +25,7 @@ function onCall(n: number): () => boolean {
   return () => ++calls === n;
 }
 
-Deno.test("a failed flush releases no call with content and records no response durably", async () => {
+Deno.test("a failed flush releases no call with content, and the conversation keeps no response of the batch", async () => {
   // Flush 1 makes the assistant's message durable; flush 2 is the commit's.
   const store = new MemoryStreamStore({ failFlush: onCall(2) });
   const executor = new MockExecutor({ a: "alpha", b: "x".repeat(300_000) });
@@ -61,6 +61,7 @@ Deno.test("a failed flush releases no call with content and records no response 
   }
   const durable = store.durableEvents("conversation-1");
   assert.deepEqual(responsesOf(durable), []);
+  // The failed flush took the batch out; the stream went on and recorded the failed turn.
   assert.deepEqual(durable.map((event) => event.type), [
     "turn_start",
     "chat_request",
@@ -68,7 +69,16 @@ Deno.test("a failed flush releases no call with content and records no response 
     "tool_call_request",
     "tool_call_request",
     "tool_call_request",
+    "turn_end",
   ]);
+  assert.deepEqual((await (await store.open("conversation-1")).load()).events, durable);
+  assert.deepEqual(durable.at(-1), {
+    type: "turn_end",
+    turn_id: "turn-1",
+    status: "failed",
+    reason: output.reason,
+    at: "2025-01-01T00:00:00.000Z",
+  });
 });
 
 Deno.test("a failed append of the batch releases every parked call with a not-recorded failure", async () => {

@@ -31,13 +31,15 @@ export interface TornTail {
  * Loads every complete event of the log at `path`, skipping a torn last line
  * with a warning.
  *
+ * @param limit read only the first `limit` bytes (the rest is not part of the conversation)
  * @throws {SpillwayError} `store_failed` when the file cannot be read or a line
  * before the last one is not an event
  */
-export async function readEventLog(path: string): Promise<LoadedStream> {
+export async function readEventLog(path: string, limit?: number): Promise<LoadedStream> {
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(path);
+    if (limit !== undefined) bytes = bytes.subarray(0, limit);
   } catch (error) {
     throw new SpillwayError(
       "store_failed",

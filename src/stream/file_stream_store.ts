@@ -10,26 +10,41 @@
  * across handles of this store), so a load never sees half an append and two
  * appends never interleave. One process writes a conversation at a time.
  *
+ * A failed flush cuts the log back to where it was last durable and syncs
+ * that cut, so the events of a batch whose callers were told "not recorded"
+ * are not part of the conversation on any later load.
+ *
  * @module
  */
 
 import { join } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import type { StreamEvent } from "./events.ts";
-import type { ConversationStream, LoadedStream, StreamStore } from "./stream_store.ts";
+import type { ConversationStream, StreamStore } from "./stream_store.ts";
 import { assertConversationId } from "./assert_conversation_id.ts";
-import { errorText, EVENTS_FILE, serializeEvents, tornLineWarning } from "./_event_lines.ts";
-import { findTornTail, readEventLog } from "./_event_log_file.ts";
+import { errorText, EVENTS_FILE, tornLineWarning } from "./_event_lines.ts";
+import { findTornTail } from "./_event_log_file.ts";
+import {
+  FileConversationStream,
+  type LogFileOps,
+  type LogState,
+  type Serial,
+} from "./_file_conversation_stream.ts";
 
-/** Hooks of {@linkcode FileStreamStore}, for tests that count or fail the OS calls. */
+/** The OS calls of {@linkcode FileStreamStore} on a log, replaceable to count or fail them. */
 export interface FileStreamStoreOptions {
-  /** Makes a log's bytes durable; called once per `flush()`. Default: `(file) => file.syncData()`. */
+  /**
+   * Makes a log's bytes durable: once per `flush()`, and once more after a
+   * failed one (to make its cut durable). Default: `(file) => file.syncData()`.
+   */
   readonly sync?: (file: Deno.FsFile) => Promise<void>;
   /** Writes some of `bytes` and returns how many. Default: `(file, bytes) => file.write(bytes)`. */
   readonly write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>;
+  /**
+   * Cuts a log back (a torn tail on open, a failed append or flush).
+   * Default: `(file, size) => file.truncate(size)`.
+   */
+  readonly truncate?: (file: Deno.FsFile, size: number) => Promise<void>;
 }
-
-type Serial = <T>(work: () => Promise<T>) => Promise<T>;
 
 /**
  * Conversations as files under `root`.
@@ -52,26 +67,32 @@ type Serial = <T>(work: () => Promise<T>) => Promise<T>;
 export class FileStreamStore implements StreamStore {
   /** The folder holding one sub-folder per conversation. */
   readonly root: string;
-  readonly #sync: (file: Deno.FsFile) => Promise<void>;
-  readonly #write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>;
+  readonly #ops: LogFileOps;
   readonly #queues = new Map<string, Promise<void>>();
+  /** Per conversation with open handles (or an unfinished cut): what they share. */
+  readonly #states = new Map<string, LogState>();
 
   /**
    * A store rooted at `root`; nothing is touched until the first `open`.
    *
    * @param root `<workspace>/conversations`; created on the first `open`
-   * @param options test hooks; both default to the plain OS calls
+   * @param options the OS calls on a log; each defaults to the plain one
    */
   constructor(root: string, options: FileStreamStoreOptions = {}) {
     this.root = root;
-    this.#sync = options.sync ?? ((file) => file.syncData());
-    this.#write = options.write ?? ((file, bytes) => file.write(bytes));
+    this.#ops = {
+      sync: options.sync ?? ((file) => file.syncData()),
+      write: options.write ?? ((file, bytes) => file.write(bytes)),
+      truncate: options.truncate ?? ((file, size) => file.truncate(size)),
+    };
   }
 
   /**
    * Opens (creating if needed) conversation `id`. An existing log whose last
    * line is torn is cut back to its last complete event first, so appends
    * start on a fresh line; the skipped-line warning is reported by `load()`.
+   * A cut that an earlier failed flush of this store could not complete is
+   * retried first.
    *
    * @throws {TypeError} when `id` is not a valid conversation id
    * @throws {SpillwayError} `store_failed` when the folder or file cannot be created or opened
@@ -86,7 +107,6 @@ export class FileStreamStore implements StreamStore {
         const dirExisted = await exists(dir);
         await Deno.mkdir(dir, { recursive: true });
         const fileExisted = await exists(path);
-        const torn = fileExisted ? await findTornTail(path) : undefined;
         const file = await Deno.open(path, {
           append: true,
           create: true,
@@ -94,9 +114,15 @@ export class FileStreamStore implements StreamStore {
           read: false,
         });
         const warnings: string[] = [];
+        let state = this.#states.get(id);
         try {
+          if (state?.unfinishedCut !== undefined) {
+            await this.#finishCut(file, state.unfinishedCut);
+            state.unfinishedCut = undefined;
+          }
+          const torn = fileExisted ? await findTornTail(path) : undefined;
           if (torn) {
-            await file.truncate(torn.start);
+            await this.#ops.truncate(file, torn.start);
             warnings.push(tornLineWarning(torn.bytes, torn.line));
           }
           // A new file is only durable once its directory entry is (and a new
@@ -105,19 +131,31 @@ export class FileStreamStore implements StreamStore {
             fileExisted ? undefined : syncDirectory(dir),
             dirExisted ? undefined : syncDirectory(this.root),
           ]);
+          if (state === undefined) {
+            state = {
+              durable: (await file.stat()).size,
+              unflushed: new Set(),
+              unfinishedCut: undefined,
+              handles: 0,
+            };
+            this.#states.set(id, state);
+          }
         } catch (error) {
           file.close();
           throw error;
         }
-        return new FileConversationStream(
-          id,
-          path,
-          file,
+        state.handles += 1;
+        const shared = state;
+        return new FileConversationStream(id, path, file, {
           warnings,
+          state: shared,
           serial,
-          this.#sync,
-          this.#write,
-        );
+          ops: this.#ops,
+          onClose: () => {
+            shared.handles -= 1;
+            if (shared.handles === 0 && shared.unfinishedCut === undefined) this.#states.delete(id);
+          },
+        });
       } catch (error) {
         throw new SpillwayError(
           "store_failed",
@@ -127,6 +165,20 @@ export class FileStreamStore implements StreamStore {
         );
       }
     });
+  }
+
+  /** Retries the cut of a failed flush or append, which must happen before anything else. */
+  async #finishCut(file: Deno.FsFile, cut: { size: number; reason: string }): Promise<void> {
+    try {
+      await this.#ops.truncate(file, cut.size);
+      await this.#ops.sync(file);
+    } catch (error) {
+      throw new Error(
+        `${cut.reason}, and cutting the file back to ${cut.size} bytes failed again ` +
+          `(${errorText(error)})`,
+        { cause: error },
+      );
+    }
   }
 
   /**
@@ -170,132 +222,6 @@ export class FileStreamStore implements StreamStore {
       if (this.#queues.get(id) === tail) this.#queues.delete(id);
     });
     return result;
-  }
-}
-
-class FileConversationStream implements ConversationStream {
-  readonly id: string;
-  readonly location: string;
-  #file: Deno.FsFile | undefined;
-  /** Why the stream refuses writes: after a failed fsync (or an append that could not be undone) nothing says what reached the disk. */
-  #broken: string | undefined;
-  readonly #warnings: readonly string[];
-  readonly #serial: Serial;
-  readonly #sync: (file: Deno.FsFile) => Promise<void>;
-  readonly #write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>;
-
-  constructor(
-    id: string,
-    path: string,
-    file: Deno.FsFile,
-    warnings: readonly string[],
-    serial: Serial,
-    sync: (file: Deno.FsFile) => Promise<void>,
-    write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>,
-  ) {
-    this.id = id;
-    this.location = path;
-    this.#file = file;
-    this.#warnings = warnings;
-    this.#serial = serial;
-    this.#sync = sync;
-    this.#write = write;
-  }
-
-  append(events: readonly StreamEvent[]): Promise<void> {
-    // Serialize before queueing: it is the costly part and needs no file.
-    const bytes = new TextEncoder().encode(serializeEvents(events));
-    return this.#serial(async () => {
-      const file = this.#usable("append to");
-      if (bytes.length === 0) return;
-      let before: number | undefined;
-      try {
-        before = (await file.stat()).size;
-        await writeAll(file, bytes, this.#write);
-      } catch (error) {
-        await this.#rollBack(file, before);
-        throw this.#failed("append to", error);
-      }
-    });
-  }
-
-  flush(): Promise<void> {
-    return this.#serial(async () => {
-      const file = this.#usable("flush");
-      try {
-        await this.#sync(file);
-      } catch (error) {
-        this.#broken = `a flush failed (${errorText(error)})`;
-        throw this.#failed("flush", error);
-      }
-    });
-  }
-
-  load(): Promise<LoadedStream> {
-    return this.#serial(async () => {
-      const loaded = await readEventLog(this.location);
-      if (this.#warnings.length === 0) return loaded;
-      return { events: loaded.events, warnings: [...this.#warnings, ...loaded.warnings] };
-    });
-  }
-
-  close(): Promise<void> {
-    return this.#serial(() => {
-      this.#file?.close();
-      this.#file = undefined;
-      return Promise.resolve();
-    });
-  }
-
-  /** Cuts a partly written batch off again, so the log still ends with a complete event. */
-  async #rollBack(file: Deno.FsFile, size: number | undefined): Promise<void> {
-    if (size === undefined) return;
-    try {
-      await file.truncate(size);
-    } catch (error) {
-      this.#broken = `a failed append could not be cut off (${errorText(error)})`;
-    }
-  }
-
-  #usable(action: string): Deno.FsFile {
-    if (this.#file === undefined) {
-      throw new SpillwayError(
-        "store_failed",
-        `cannot ${action} ${this.location}: the stream is closed`,
-        { path: this.location, conversation: this.id },
-      );
-    }
-    if (this.#broken !== undefined) {
-      throw new SpillwayError(
-        "store_failed",
-        `cannot ${action} ${this.location}: ${this.#broken}, so what reached the disk is ` +
-          `unknown; close and reopen the conversation`,
-        { path: this.location, conversation: this.id },
-      );
-    }
-    return this.#file;
-  }
-
-  #failed(action: string, error: unknown): SpillwayError {
-    return new SpillwayError(
-      "store_failed",
-      `could not ${action} ${this.location}: ${errorText(error)}`,
-      { path: this.location, conversation: this.id },
-      { cause: error },
-    );
-  }
-}
-
-async function writeAll(
-  file: Deno.FsFile,
-  bytes: Uint8Array,
-  write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>,
-): Promise<void> {
-  // write() may take fewer bytes than offered; 0 would loop forever.
-  for (let offset = 0; offset < bytes.length;) {
-    const n = await write(file, bytes.subarray(offset));
-    if (n <= 0) throw new Error(`write took 0 of ${bytes.length - offset} bytes`);
-    offset += n;
   }
 }
 

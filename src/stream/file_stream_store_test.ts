@@ -8,9 +8,18 @@ import { defineStreamStoreContract, SAMPLE_EVENTS } from "./stream_store_contrac
 
 defineStreamStoreContract("FileStreamStore", async () => {
   const dir = await Deno.makeTempDir({ prefix: "spillway_stream_" });
+  let fail = false;
+  const sync = (file: Deno.FsFile) => {
+    if (!fail) return file.syncData();
+    fail = false;
+    return Promise.reject(new Error("Input/output error (os error 5)"));
+  };
   return {
-    store: new FileStreamStore(join(dir, "conversations")),
+    store: new FileStreamStore(join(dir, "conversations"), { sync }),
     cleanup: () => Deno.remove(dir, { recursive: true }),
+    failNextFlush: () => {
+      fail = true;
+    },
   };
 });
 
@@ -53,6 +62,14 @@ async function rejectsStoreFailed(
     return true;
   });
   return caught!;
+}
+
+/** A `truncate` that fails with EROFS while `failing()` says so. */
+function truncateUnless(failing: () => boolean) {
+  return (file: Deno.FsFile, size: number): Promise<void> =>
+    failing()
+      ? Promise.reject(new Error("Read-only file system (os error 30)"))
+      : file.truncate(size);
 }
 
 Deno.test("FileStreamStore writes one JSON line per event to <root>/<id>/events.jsonl", async () => {
@@ -261,30 +278,128 @@ Deno.test("FileStreamStore append() that fails midway cuts the partial batch off
   });
 });
 
-Deno.test("FileStreamStore flush() failure is store_failed, and the stream then refuses writes", async () => {
-  let failSync = true;
-  await withStore(async (store) => {
+Deno.test("FileStreamStore flush() failure cuts the log back to its last durable size and syncs that cut", async () => {
+  const calls: string[] = [];
+  let failSync = false;
+  await withStore(async (store, root) => {
+    const path = join(root, "c1", "events.jsonl");
     const stream = await store.open("c1");
-    await stream.append([SAMPLE_EVENTS[0]!]);
+    await stream.append(SAMPLE_EVENTS.slice(0, 2));
+    await stream.flush();
+    await stream.append(SAMPLE_EVENTS.slice(2));
+    calls.length = 0;
+    failSync = true;
     const error = await rejectsStoreFailed(
       stream.flush(),
-      /^could not flush .*c1.events\.jsonl: Input\/output error/,
+      /^could not flush .*c1.events\.jsonl: Input\/output error \(os error 5\)$/,
     );
     assert.ok(error.cause instanceof Error);
     assert.equal(error.details.conversation, "c1");
-    await rejectsStoreFailed(stream.append([SAMPLE_EVENTS[1]!]), /a flush failed .*reopen/);
-    await rejectsStoreFailed(stream.flush(), /a flush failed/);
-    assert.deepEqual((await stream.load()).events, [SAMPLE_EVENTS[0]]);
+    const durableBytes = encoder.encode(lines(SAMPLE_EVENTS.slice(0, 2))).length;
+    // The failed sync, the cut to the durable size, and the sync of that cut.
+    assert.deepEqual(calls, ["sync", `truncate ${durableBytes}`, "sync"]);
+    assert.equal(await Deno.readTextFile(path), lines(SAMPLE_EVENTS.slice(0, 2)));
     await stream.close();
+  }, {
+    sync: (file) => {
+      calls.push("sync");
+      if (!failSync) return file.syncData();
+      failSync = false; // only the batch's sync fails; the cut's succeeds
+      return Promise.reject(new Error("Input/output error (os error 5)"));
+    },
+    truncate: (file, size) => {
+      calls.push(`truncate ${size}`);
+      return file.truncate(size);
+    },
+  });
+});
+
+Deno.test("FileStreamStore: when the cut of a failed flush fails too, no handle writes, loads stop at the durable end, and reopening retries the cut", async () => {
+  let failSync = false;
+  let failTruncate = false;
+  await withStore(async (store, root) => {
+    const path = join(root, "c1", "events.jsonl");
+    const stream = await store.open("c1");
+    const other = await store.open("c1");
+    await stream.append([SAMPLE_EVENTS[0]!]);
+    await stream.flush();
+    await stream.append(SAMPLE_EVENTS.slice(1, 4));
+    failSync = true;
+    failTruncate = true;
+    const durableBytes = encoder.encode(lines([SAMPLE_EVENTS[0]!])).length;
+    const error = await rejectsStoreFailed(
+      stream.flush(),
+      new RegExp(
+        "^could not flush .*events\\.jsonl: Input/output error \\(os error 5\\); cutting off the " +
+          "events appended since the last flush failed too \\(Read-only file system \\(os error " +
+          `30\\)\\): the file must be cut back to ${durableBytes} bytes before it is used again$`,
+      ),
+    );
+    assert.equal(error.details.cutTo, durableBytes);
+    // The batch is still in the file, but in no load.
+    assert.ok((await Deno.stat(path)).size > durableBytes);
+    assert.deepEqual((await stream.load()).events, [SAMPLE_EVENTS[0]]);
+    assert.deepEqual((await other.load()).events, [SAMPLE_EVENTS[0]]);
+    for (const handle of [stream, other]) {
+      await rejectsStoreFailed(
+        handle.append([SAMPLE_EVENTS[4]!]),
+        /^cannot append to .*: a flush failed and the events appended since the last one could not be cut off \(Read-only file system \(os error 30\)\), so the file holds events that are not part of the conversation; reopening it retries the cut$/,
+      );
+    }
+    await stream.close();
+    await other.close();
+    // Still failing: the conversation does not open.
+    await rejectsStoreFailed(
+      store.open("c1"),
+      /^could not open .*: a flush failed .* and cutting the file back to \d+ bytes failed again \(Read-only file system/,
+    );
     failSync = false;
+    failTruncate = false;
     const again = await store.open("c1");
-    await again.append([SAMPLE_EVENTS[1]!]);
+    assert.equal(await Deno.readTextFile(path), lines([SAMPLE_EVENTS[0]!]));
+    await again.append([SAMPLE_EVENTS[4]!]);
     await again.flush();
-    assert.deepEqual((await again.load()).events, SAMPLE_EVENTS.slice(0, 2));
+    assert.deepEqual(await again.load(), {
+      events: [SAMPLE_EVENTS[0], SAMPLE_EVENTS[4]],
+      warnings: [],
+    });
     await again.close();
   }, {
     sync: (file) =>
       failSync ? Promise.reject(new Error("Input/output error (os error 5)")) : file.syncData(),
+    truncate: truncateUnless(() => failTruncate),
+  });
+});
+
+Deno.test("FileStreamStore: an append whose partial write cannot be cut off stops every handle until a reopen cuts it", async () => {
+  let failWrite = false;
+  let failTruncate = false;
+  await withStore(async (store, root) => {
+    const path = join(root, "c1", "events.jsonl");
+    const stream = await store.open("c1");
+    await stream.append([SAMPLE_EVENTS[0]!]);
+    await stream.flush();
+    failWrite = true;
+    failTruncate = true;
+    await rejectsStoreFailed(stream.append(SAMPLE_EVENTS.slice(1, 3)), /No space left on device/);
+    await rejectsStoreFailed(
+      stream.append([SAMPLE_EVENTS[3]!]),
+      /a failed append could not be cut off \(Read-only file system \(os error 30\)\)/,
+    );
+    assert.deepEqual(await stream.load(), { events: [SAMPLE_EVENTS[0]], warnings: [] });
+    await stream.close();
+    failWrite = false;
+    failTruncate = false;
+    const again = await store.open("c1");
+    assert.equal(await Deno.readTextFile(path), lines([SAMPLE_EVENTS[0]!]));
+    await again.close();
+  }, {
+    write: async (file, bytes) => {
+      if (!failWrite) return await file.write(bytes);
+      await file.write(bytes.subarray(0, 10));
+      throw new Error("No space left on device (os error 28)");
+    },
+    truncate: truncateUnless(() => failTruncate),
   });
 });
 

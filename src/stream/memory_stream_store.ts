@@ -4,7 +4,8 @@
  * hold) and adds what tests need to check durability: appended-but-unflushed
  * events are kept apart from flushed ones, `durableEvents()` shows only the
  * flushed ones, `crash()` drops the rest, and appends or flushes can be made
- * to fail.
+ * to fail. Like the file store, a failed flush takes everything appended
+ * since the last successful one out of the conversation.
  *
  * @module
  */
@@ -22,7 +23,10 @@ export type FaultSwitch = boolean | (() => boolean);
 export interface MemoryStreamStoreOptions {
   /** Makes `append()` throw `SpillwayError("store_failed")` and keep nothing. Default `false`. */
   readonly failAppend?: FaultSwitch;
-  /** Makes `flush()` throw `SpillwayError("store_failed")` and make nothing durable. Default `false`. */
+  /**
+   * Makes `flush()` throw `SpillwayError("store_failed")`, make nothing durable
+   * and drop what was appended since the last flush. Default `false`.
+   */
   readonly failFlush?: FaultSwitch;
 }
 
@@ -31,6 +35,8 @@ interface Conversation {
   readonly durable: string[];
   /** Appended, not yet flushed JSON lines. */
   pending: string[];
+  /** Handles that appended the pending lines: told when a failed flush drops them. */
+  readonly appenders: Set<{ cutOff(): void }>;
   /** Order of the last write, for `list()` (the file store uses mtime). */
   lastWrite: number;
 }
@@ -104,7 +110,7 @@ export class MemoryStreamStore implements StreamStore {
     assertConversationId(id);
     let conversation = this.#conversations.get(id);
     if (conversation === undefined) {
-      conversation = { durable: [], pending: [], lastWrite: ++this.#writes };
+      conversation = { durable: [], pending: [], appenders: new Set(), lastWrite: ++this.#writes };
       this.#conversations.set(id, conversation);
     }
     return new MemoryConversationStream(id, conversation, this.#hooks);
@@ -147,8 +153,8 @@ class MemoryConversationStream implements ConversationStream {
   readonly #conversation: Conversation;
   readonly #hooks: StoreHooks;
   #closed = false;
-  /** Set after a failed flush, like the file store: durability is unknown from then on. */
-  #broken = false;
+  /** Another handle's failed flush dropped lines appended through this one. */
+  #cutOff = false;
 
   constructor(id: string, conversation: Conversation, hooks: StoreHooks) {
     this.id = id;
@@ -166,19 +172,37 @@ class MemoryConversationStream implements ConversationStream {
     }
     if (lines.length === 0) return;
     this.#conversation.pending.push(...lines);
+    this.#conversation.appenders.add(this);
     this.#hooks.recordWrite(this.#conversation);
   }
 
   // deno-lint-ignore require-await -- async so that failures reject like the file store's
   async flush(): Promise<void> {
     this.#usable("flush");
+    const conversation = this.#conversation;
+    if (this.#cutOff) {
+      this.#cutOff = false;
+      throw this.#failed(
+        "flush",
+        "the events appended through this handle were cut off when another flush of the " +
+          "conversation failed",
+      );
+    }
     if (this.#hooks.shouldFail("flush")) {
-      this.#broken = true;
+      conversation.pending = [];
+      for (const handle of conversation.appenders) if (handle !== this) handle.cutOff();
+      conversation.appenders.clear();
       throw this.#failed("flush", "injected flush failure");
     }
-    this.#conversation.durable.push(...this.#conversation.pending);
-    this.#conversation.pending = [];
+    conversation.durable.push(...conversation.pending);
+    conversation.pending = [];
+    conversation.appenders.clear();
     this.#hooks.recordFlush();
+  }
+
+  /** Called when another handle's failed flush dropped this handle's lines. */
+  cutOff(): void {
+    this.#cutOff = true;
   }
 
   // deno-lint-ignore require-await -- async for the interface; parsing is synchronous
@@ -190,17 +214,11 @@ class MemoryConversationStream implements ConversationStream {
   // deno-lint-ignore require-await -- async for the interface
   async close(): Promise<void> {
     this.#closed = true;
+    this.#conversation.appenders.delete(this);
   }
 
   #usable(action: string): void {
     if (this.#closed) throw this.#failed(action, "the stream is closed", "cannot");
-    if (this.#broken) {
-      throw this.#failed(
-        action,
-        "a flush failed, so what reached storage is unknown; close and reopen the conversation",
-        "cannot",
-      );
-    }
   }
 
   #failed(action: string, reason: string, verb = "could not"): SpillwayError {

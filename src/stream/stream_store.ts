@@ -23,7 +23,13 @@ export interface ConversationStream {
   readonly location: string;
   /** Appends events (not yet durable). Throws `SpillwayError("store_failed")`. */
   append(events: readonly StreamEvent[]): Promise<void>;
-  /** Makes every appended event durable; resolves only after fsync. */
+  /**
+   * Makes every appended event durable; resolves only after fsync. When it
+   * fails (`SpillwayError("store_failed")`), every event appended since the
+   * last successful flush, through any handle of the conversation, is taken
+   * out of it: no later load returns them, and appends go on after the
+   * durable events.
+   */
   flush(): Promise<void>;
   /** Reads the events back (complete ones only). */
   load(): Promise<LoadedStream>;

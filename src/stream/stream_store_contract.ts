@@ -17,6 +17,12 @@ export interface StoreUnderTest {
   readonly store: StreamStore;
   /** Removes whatever the store left behind (temp folders). */
   cleanup(): Promise<void>;
+  /**
+   * Makes the next `flush()` fail as the storage itself would (one fsync
+   * error; later ones work), through the store's own injectable dependency,
+   * not a hook on its streams.
+   */
+  failNextFlush(): void;
 }
 
 /** One event of every type, with text that is hard to store: unicode, controls, lone surrogates. */
@@ -93,10 +99,14 @@ export function defineStreamStoreContract(
 ): void {
   const test = (
     what: string,
-    body: (store: StreamStore, opened: ConversationStream[]) => Promise<void>,
+    body: (
+      store: StreamStore,
+      opened: ConversationStream[],
+      failNextFlush: () => void,
+    ) => Promise<void>,
   ) =>
     Deno.test(`${name}: ${what}`, async () => {
-      const { store, cleanup } = await makeStore();
+      const { store, cleanup, failNextFlush } = await makeStore();
       const opened: ConversationStream[] = [];
       const tracking: StreamStore = {
         open: async (id) => {
@@ -107,7 +117,7 @@ export function defineStreamStoreContract(
         list: () => store.list(),
       };
       try {
-        await body(tracking, opened);
+        await body(tracking, opened, failNextFlush);
       } finally {
         for (const stream of opened) await stream.close();
         await cleanup();
@@ -242,6 +252,75 @@ export function defineStreamStoreContract(
     assert.ok(loaded.content === content, "content differs");
     assert.deepEqual(events[2], SAMPLE_EVENTS[1]);
   });
+
+  test(
+    "a failed flush takes every event appended since the last flush out of the conversation",
+    async (store, _opened, failNextFlush) => {
+      const stream = await store.open("c1");
+      await stream.append(SAMPLE_EVENTS.slice(0, 3));
+      await stream.flush();
+      await stream.append(SAMPLE_EVENTS.slice(3, 5));
+      await stream.append(SAMPLE_EVENTS.slice(5, 7));
+      failNextFlush();
+      await assertStoreFailed(stream.flush(), /^could not flush /);
+      assert.deepEqual((await stream.load()).events, SAMPLE_EVENTS.slice(0, 3));
+      await stream.close();
+      const again = await store.open("c1");
+      assert.deepEqual(await again.load(), { events: SAMPLE_EVENTS.slice(0, 3), warnings: [] });
+    },
+  );
+
+  test(
+    "a failed first flush leaves a new conversation empty",
+    async (store, _opened, failNextFlush) => {
+      const stream = await store.open("c1");
+      await stream.append(SAMPLE_EVENTS);
+      failNextFlush();
+      await assertStoreFailed(stream.flush(), /^could not flush /);
+      await stream.close();
+      assert.deepEqual(await (await store.open("c1")).load(), { events: [], warnings: [] });
+    },
+  );
+
+  test(
+    "after a failed flush the stream goes on from the durable events",
+    async (store, _opened, failNextFlush) => {
+      const stream = await store.open("c1");
+      await stream.append([SAMPLE_EVENTS[0]!]);
+      await stream.flush();
+      await stream.append([SAMPLE_EVENTS[1]!]);
+      failNextFlush();
+      await assertStoreFailed(stream.flush(), /^could not flush /);
+      await stream.append([SAMPLE_EVENTS[2]!]);
+      await stream.flush();
+      await stream.close();
+      const again = await store.open("c1");
+      assert.deepEqual(await again.load(), {
+        events: [SAMPLE_EVENTS[0], SAMPLE_EVENTS[2]],
+        warnings: [],
+      });
+    },
+  );
+
+  test(
+    "a failed flush also cuts another handle's unflushed events, and that handle's next flush says so",
+    async (store, _opened, failNextFlush) => {
+      const a = await store.open("c1");
+      const b = await store.open("c1");
+      await a.append([SAMPLE_EVENTS[0]!]);
+      await a.flush();
+      await b.append([SAMPLE_EVENTS[1]!]);
+      await a.append([SAMPLE_EVENTS[2]!]);
+      failNextFlush();
+      await assertStoreFailed(a.flush(), /^could not flush /);
+      await assertStoreFailed(b.flush(), /appended through this handle were cut off/);
+      assert.deepEqual((await b.load()).events, [SAMPLE_EVENTS[0]]);
+      // Told once: the handle works again.
+      await b.append([SAMPLE_EVENTS[3]!]);
+      await b.flush();
+      assert.deepEqual((await a.load()).events, [SAMPLE_EVENTS[0], SAMPLE_EVENTS[3]]);
+    },
+  );
 
   test("close() is idempotent; a closed stream refuses append and flush but still loads", async (store) => {
     const stream = await store.open("c1");

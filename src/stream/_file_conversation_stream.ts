@@ -1,0 +1,232 @@
+/**
+ * Private to the file store: one handle on a conversation's `events.jsonl`,
+ * and the state every handle of that conversation shares.
+ *
+ * A failed flush takes everything appended since the last successful one
+ * out of the conversation: the log is truncated back to where it was
+ * durable, and that truncation is synced. Those events are the batch whose
+ * callers were just told "not recorded"; left in the file, the next load
+ * would send them to the model. When the cut cannot be completed either,
+ * every handle refuses writes, loads stop at the durable end, and the store
+ * retries the cut before it opens the conversation again.
+ *
+ * @module
+ */
+
+import { SpillwayError } from "../errors/spillway_error.ts";
+import type { StreamEvent } from "./events.ts";
+import type { ConversationStream, LoadedStream } from "./stream_store.ts";
+import { errorText, serializeEvents } from "./_event_lines.ts";
+import { readEventLog } from "./_event_log_file.ts";
+
+/** The OS calls the file store makes on a log, injectable to count or fail them. */
+export interface LogFileOps {
+  /** Makes the file's bytes (and size) durable. */
+  sync(file: Deno.FsFile): Promise<void>;
+  /** Writes some of `bytes` and returns how many. */
+  write(file: Deno.FsFile, bytes: Uint8Array): Promise<number>;
+  /** Cuts the file to `size` bytes. */
+  truncate(file: Deno.FsFile, size: number): Promise<void>;
+}
+
+/** What every handle of one conversation shares; operations on it are serialized. */
+export interface LogState {
+  /** The log's size after the last successful flush (or when it was opened): a failed flush cuts back to it. */
+  durable: number;
+  /** Handles holding appended, not yet flushed events: told when a failed flush cuts those off. */
+  readonly unflushed: Set<{ cutOff(): void }>;
+  /**
+   * When a cut failed: the size the file must still be cut back to, and why.
+   * Every handle refuses writes meanwhile, and loads stop there.
+   */
+  unfinishedCut: { readonly size: number; readonly reason: string } | undefined;
+  /** Open handles; the store forgets the state with the last one (unless a cut is unfinished). */
+  handles: number;
+}
+
+/** Runs work after every earlier operation on the same conversation has settled. */
+export type Serial = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** One open handle on `<root>/<id>/events.jsonl`. */
+export class FileConversationStream implements ConversationStream {
+  readonly id: string;
+  readonly location: string;
+  #file: Deno.FsFile | undefined;
+  /** Another handle's failed flush cut off events appended through this one. */
+  #cutOff = false;
+  readonly #warnings: readonly string[];
+  readonly #state: LogState;
+  readonly #serial: Serial;
+  readonly #ops: LogFileOps;
+  readonly #onClose: () => void;
+
+  constructor(
+    id: string,
+    path: string,
+    file: Deno.FsFile,
+    shared: {
+      readonly warnings: readonly string[];
+      readonly state: LogState;
+      readonly serial: Serial;
+      readonly ops: LogFileOps;
+      readonly onClose: () => void;
+    },
+  ) {
+    this.id = id;
+    this.location = path;
+    this.#file = file;
+    this.#warnings = shared.warnings;
+    this.#state = shared.state;
+    this.#serial = shared.serial;
+    this.#ops = shared.ops;
+    this.#onClose = shared.onClose;
+  }
+
+  append(events: readonly StreamEvent[]): Promise<void> {
+    // Serialize before queueing: it is the costly part and needs no file.
+    const bytes = new TextEncoder().encode(serializeEvents(events));
+    return this.#serial(async () => {
+      const file = this.#usable("append to");
+      if (bytes.length === 0) return;
+      let before: number | undefined;
+      try {
+        before = (await file.stat()).size;
+        await writeAll(file, bytes, this.#ops);
+      } catch (error) {
+        await this.#rollBack(file, before);
+        throw this.#failed("append to", error);
+      }
+      this.#state.unflushed.add(this);
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.#serial(async () => {
+      const file = this.#usable("flush");
+      if (this.#cutOff) {
+        this.#cutOff = false;
+        throw new SpillwayError(
+          "store_failed",
+          `could not flush ${this.location}: the events appended through this handle were cut ` +
+            `off when another flush of the conversation failed`,
+          { path: this.location, conversation: this.id },
+        );
+      }
+      let size: number;
+      try {
+        size = (await file.stat()).size;
+        await this.#ops.sync(file);
+      } catch (error) {
+        await this.#cutBack(file, error);
+        throw this.#failed("flush", error);
+      }
+      this.#state.durable = size;
+      this.#state.unflushed.clear();
+    });
+  }
+
+  load(): Promise<LoadedStream> {
+    return this.#serial(async () => {
+      const loaded = await readEventLog(this.location, this.#state.unfinishedCut?.size);
+      if (this.#warnings.length === 0) return loaded;
+      return { events: loaded.events, warnings: [...this.#warnings, ...loaded.warnings] };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.#serial(() => {
+      if (this.#file !== undefined) {
+        this.#file.close();
+        this.#file = undefined;
+        this.#state.unflushed.delete(this);
+        this.#onClose();
+      }
+      return Promise.resolve();
+    });
+  }
+
+  /** Called by the state when another handle's failed flush took this handle's events out. */
+  cutOff(): void {
+    this.#cutOff = true;
+  }
+
+  /** Cuts a partly written batch off again, so the log still ends with a complete event. */
+  async #rollBack(file: Deno.FsFile, size: number | undefined): Promise<void> {
+    if (size === undefined) return;
+    try {
+      await this.#ops.truncate(file, size);
+    } catch (error) {
+      this.#state.unfinishedCut = {
+        size,
+        reason: `a failed append could not be cut off (${errorText(error)})`,
+      };
+    }
+  }
+
+  /**
+   * Takes every event appended since the last successful flush out of the
+   * log, durably. Whether the failed sync wrote any of them is unknown, so
+   * only a synced truncation says they are gone.
+   */
+  async #cutBack(file: Deno.FsFile, cause: unknown): Promise<void> {
+    const to = this.#state.durable;
+    for (const handle of this.#state.unflushed) if (handle !== this) handle.cutOff();
+    this.#state.unflushed.clear();
+    try {
+      await this.#ops.truncate(file, to);
+      await this.#ops.sync(file);
+    } catch (error) {
+      this.#state.unfinishedCut = {
+        size: to,
+        reason: `a flush failed and the events appended since the last one could not be cut ` +
+          `off (${errorText(error)})`,
+      };
+      throw new SpillwayError(
+        "store_failed",
+        `could not flush ${this.location}: ${errorText(cause)}; cutting off the events appended ` +
+          `since the last flush failed too (${errorText(error)}): the file must be cut back to ` +
+          `${to} bytes before it is used again`,
+        { path: this.location, conversation: this.id, cutTo: to },
+        { cause },
+      );
+    }
+  }
+
+  #usable(action: string): Deno.FsFile {
+    if (this.#file === undefined) {
+      throw new SpillwayError(
+        "store_failed",
+        `cannot ${action} ${this.location}: the stream is closed`,
+        { path: this.location, conversation: this.id },
+      );
+    }
+    const unfinished = this.#state.unfinishedCut;
+    if (unfinished !== undefined) {
+      throw new SpillwayError(
+        "store_failed",
+        `cannot ${action} ${this.location}: ${unfinished.reason}, so the file holds events that ` +
+          `are not part of the conversation; reopening it retries the cut`,
+        { path: this.location, conversation: this.id, cutTo: unfinished.size },
+      );
+    }
+    return this.#file;
+  }
+
+  #failed(action: string, error: unknown): SpillwayError {
+    return new SpillwayError(
+      "store_failed",
+      `could not ${action} ${this.location}: ${errorText(error)}`,
+      { path: this.location, conversation: this.id },
+      { cause: error },
+    );
+  }
+}
+
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array, ops: LogFileOps): Promise<void> {
+  // write() may take fewer bytes than offered; 0 would loop forever.
+  for (let offset = 0; offset < bytes.length;) {
+    const n = await ops.write(file, bytes.subarray(offset));
+    if (n <= 0) throw new Error(`write took 0 of ${bytes.length - offset} bytes`);
+    offset += n;
+  }
+}

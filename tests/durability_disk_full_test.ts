@@ -1,0 +1,125 @@
+/**
+ * A full disk, for real: the workspace's `conversations` folder is a 600 KB
+ * tmpfs, and one batch of three 250 KB results does not fit, so the append
+ * fails with ENOSPC part way through. Through `spillway query` as a person
+ * meets it: the turn fails saying the results were not recorded, and the
+ * next `query --conversation ID` goes on without any of the batch.
+ *
+ * Mounting needs root; elsewhere the test is ignored, and its name says why.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { conversationIdOf, eventsOf, query, workspaceWith } from "./durability_cli.ts";
+
+/** Each call's result; three do not fit in the tmpfs, two would. */
+const RESULT_BYTES = 250_000;
+
+const CONFIG = `
+[conversation.tools.fill]
+source = "local"
+description = "Prints ${RESULT_BYTES} bytes."
+command = ["sh", "-c", "yes x | head -c ${RESULT_BYTES}"]
+`;
+
+const FIRST = `
+[[cycles]]
+text = "Three big results."
+tool_calls = [
+  { id = "call_1", name = "fill", arguments = {} },
+  { id = "call_2", name = "fill", arguments = {} },
+  { id = "call_3", name = "fill", arguments = {} },
+]
+
+[[cycles]]
+text = "never reached"
+`;
+
+const SECOND = `
+[[cycles]]
+text = "Going on."
+`;
+
+/** Why the test cannot run here, or `undefined` when it can. */
+async function cannotMount(): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") return "needs Linux to mount a tmpfs";
+  if (Deno.uid() !== 0) return "needs root to mount a tmpfs";
+  const dir = await Deno.makeTempDir({ prefix: "spillway_probe_" });
+  try {
+    const mount = await run("mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", dir);
+    if (!mount.success) return `mount -t tmpfs failed here: ${mount.stderr.trim()}`;
+    await run("umount", dir);
+    return undefined;
+  } finally {
+    await Deno.remove(dir);
+  }
+}
+
+async function run(...argv: string[]): Promise<{ success: boolean; stderr: string }> {
+  const output = await new Deno.Command(argv[0]!, { args: argv.slice(1), stdout: "null" })
+    .output();
+  return { success: output.success, stderr: new TextDecoder().decode(output.stderr) };
+}
+
+const skip = await cannotMount();
+
+Deno.test({
+  name:
+    "a disk that fills up mid-append: the turn fails, and the next turn sees none of the batch" +
+    (skip === undefined ? "" : ` (ignored: ${skip})`),
+  ignore: skip !== undefined,
+  async fn() {
+    const workspace = await workspaceWith(CONFIG, { "first.toml": FIRST, "second.toml": SECOND });
+    const conversations = join(workspace, "conversations");
+    await Deno.mkdir(conversations);
+    const mount = await run("mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", conversations);
+    assert.ok(mount.success, mount.stderr);
+    try {
+      const first = await query(workspace, "--quiet", "--script", "first.toml", "fill it up");
+      const id = conversationIdOf(first);
+      const log = `conversations/${id}/events.jsonl`;
+      assert.equal(first.code, 1, first.stderr);
+      assert.equal(first.stdout, "");
+      assert.equal(
+        first.stderr,
+        `The turn failed: the results of this batch were not recorded: could not append to ` +
+          `${join(workspace, log)}: No space left on device (os error 28)\n` +
+          `Conversation ${id}: ${log}\n`,
+      );
+      const afterFirst = await eventsOf(workspace, id);
+      assert.deepEqual(afterFirst.map((event) => event.type), [
+        "turn_start",
+        "chat_request",
+        "chat_response",
+        "tool_call_request",
+        "tool_call_request",
+        "tool_call_request",
+        "turn_end",
+      ]);
+
+      const second = await query(
+        workspace,
+        "--quiet",
+        "--script",
+        "second.toml",
+        "--conversation",
+        id,
+        "go on",
+      );
+      assert.equal(second.code, 0, second.stderr);
+      const events = await eventsOf(workspace, id);
+      assert.ok(
+        !events.some((event) => String(event.content ?? "").startsWith("x\nx\n")),
+        "a result of the failed batch is in the conversation",
+      );
+      // What the model was sent for the second turn: nowhere near one result's size.
+      const requests = events.filter((event) => event.type === "chat_request");
+      assert.equal(requests.length, 2);
+      assert.ok(Number(requests[1]!.bytes) < 10_000, `sent ${requests[1]!.bytes} bytes`);
+    } finally {
+      const umount = await run("umount", conversations);
+      await Deno.remove(workspace, { recursive: true });
+      assert.ok(umount.success, umount.stderr);
+    }
+  },
+});
