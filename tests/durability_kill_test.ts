@@ -18,6 +18,11 @@
  * SIGKILL does not drop the page cache, so this proves the order (recorded
  * before released) and the torn-line handling, not the fsync itself; the
  * fsync count is covered by the flush tests and the commit benchmark.
+ *
+ * Every random choice (each trial's kill delay, and the seed each child
+ * draws its sizes and call counts from) comes from one test seed, printed
+ * when the test fails and replayed with `SPILLWAY_TEST_SEED`. Where in its
+ * work a child is when the kill lands still depends on the machine's load.
  */
 
 import assert from "node:assert/strict";
@@ -29,6 +34,7 @@ import { parseConfig } from "../src/config/parse_config.ts";
 import { createRuntime } from "../src/runtime/create_runtime.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
 import { FileStreamStore } from "../src/stream/file_stream_store.ts";
+import { seededRandom, withTestSeed } from "../src/testing/seed.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const CHILD = join(REPO, "tests", "fixtures", "kill", "commit_loop.ts");
@@ -48,8 +54,32 @@ const killMode = (trial: number): KillMode =>
   trial % 10 === 0 ? "spawn" : trial % 10 <= 2 ? "ready" : "release";
 /** The random part of every kill delay, in ms. */
 const MAX_KILL_DELAY_MS = 400;
-/** A child that never reaches the moment its kill is timed from is broken. */
-const STALL_TIMEOUT_MS = 20_000;
+/**
+ * Not a wait: a guard that kills a child that never reaches the moment its
+ * kill is timed from (it is broken), so the trial fails instead of hanging.
+ */
+const STALL_GUARD_MS = 60_000;
+
+/** One trial's random choices, drawn from the test seed before any child runs. */
+interface TrialPlan {
+  readonly trial: number;
+  readonly mode: KillMode;
+  /** When to kill, in ms after the moment `mode` names. */
+  readonly delayMs: number;
+  /** The child's own seed (sizes, call counts). */
+  readonly childSeed: number;
+}
+
+function planTrials(seed: number): TrialPlan[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: TRIALS }, (_, trial) => {
+    const mode = killMode(trial);
+    const delayMs = mode === "spawn"
+      ? 20 + random() * (MAX_KILL_DELAY_MS - 20)
+      : random() * MAX_KILL_DELAY_MS;
+    return { trial, mode, delayMs, childSeed: Math.floor(random() * 2 ** 32) | 0 };
+  });
+}
 
 interface Claim {
   readonly id: string;
@@ -65,8 +95,9 @@ interface TrialResult {
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** Runs one child in `workspace`, kills it, and returns its claims. */
-async function runChild(workspace: string, trial: number): Promise<Claim[]> {
+/** Runs one child in `workspace`, kills it as planned, and returns its claims. */
+async function runChild(workspace: string, plan: TrialPlan): Promise<Claim[]> {
+  const { trial, mode, delayMs } = plan;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -79,6 +110,7 @@ async function runChild(workspace: string, trial: number): Promise<Claim[]> {
       "--allow-env",
       CHILD,
       workspace,
+      String(plan.childSeed),
     ],
     cwd: REPO,
     stdin: "null",
@@ -100,8 +132,7 @@ async function runChild(workspace: string, trial: number): Promise<Claim[]> {
     for (const timer of timers.splice(0)) clearTimeout(timer);
     timers.push(setTimeout(kill, ms));
   };
-  const mode = killMode(trial);
-  schedule(mode === "spawn" ? 20 + Math.random() * (MAX_KILL_DELAY_MS - 20) : STALL_TIMEOUT_MS);
+  schedule(mode === "spawn" ? delayMs : STALL_GUARD_MS);
 
   const lines: string[] = [];
   let pending = "";
@@ -113,10 +144,10 @@ async function runChild(workspace: string, trial: number): Promise<Claim[]> {
     for (const line of parts) {
       if (line === "ready" && !ready) {
         ready = true;
-        if (mode === "ready") schedule(Math.random() * MAX_KILL_DELAY_MS);
+        if (mode === "ready") schedule(delayMs);
         continue;
       }
-      if (lines.length === 0 && mode === "release") schedule(Math.random() * MAX_KILL_DELAY_MS);
+      if (lines.length === 0 && mode === "release") schedule(delayMs);
       lines.push(line);
     }
   }
@@ -222,49 +253,54 @@ async function verify(workspace: string, claims: readonly Claim[], trial: number
 
 Deno.test({
   name: "SIGKILL during commits never corrupts the stream nor releases an unrecorded result",
-  async fn() {
-    const root = await Deno.makeTempDir({ prefix: "spillway_kill_" });
-    const results: TrialResult[] = [];
-    try {
-      let next = 0;
-      let failed = false;
-      const worker = async () => {
-        while (next < TRIALS && !failed) {
-          const trial = next++;
-          const workspace = join(root, `trial_${trial}`);
-          await Deno.mkdir(workspace);
-          const claims = await runChild(workspace, trial);
-          results.push(await verify(workspace, claims, trial));
-          await Deno.remove(workspace, { recursive: true });
-        }
-      };
-      // On a failure the other workers finish their current child (each is
-      // awaited to its exit) and stop, so nothing outlives the test.
-      const settled = await Promise.allSettled(
-        Array.from({ length: PARALLEL }, () =>
-          worker().catch((error) => {
-            failed = true;
-            throw error;
-          })),
-      );
-      const rejected = settled.find((s) => s.status === "rejected");
-      if (rejected !== undefined) throw rejected.reason;
-    } finally {
-      await Deno.remove(root, { recursive: true });
-    }
-
-    assert.equal(results.length, TRIALS);
-    const claimed = results.reduce((sum, r) => sum + r.claims.length, 0);
-    const withClaims = results.filter((r) => r.claims.length > 0).length;
-    const torn = results.filter((r) => r.torn).length;
-    const unreleased = results.reduce((sum, r) => sum + r.responses - r.claims.length, 0);
-    console.log(
-      `${TRIALS} kills: ${claimed} released results checked, ${withClaims} trials released ` +
-        `something, ${torn} torn last lines, ${unreleased} recorded but unreleased responses`,
-    );
-    // Guards against a vacuous pass: the kills timed from a release have claims to check.
-    const fromRelease = Array.from({ length: TRIALS }, (_, t) => killMode(t))
-      .filter((mode) => mode === "release").length;
-    assert.ok(withClaims >= fromRelease, `only ${withClaims} trials released anything`);
-  },
+  fn: () => withTestSeed(killTrials),
 });
+
+/** Runs every trial planned from `seed`, then checks the whole run reached its cases. */
+async function killTrials(seed: number): Promise<void> {
+  const plans = planTrials(seed);
+  const root = await Deno.makeTempDir({ prefix: "spillway_kill_" });
+  const results: TrialResult[] = [];
+  try {
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < TRIALS && !failed) {
+        const plan = plans[next++]!;
+        const trial = plan.trial;
+        const workspace = join(root, `trial_${trial}`);
+        await Deno.mkdir(workspace);
+        const claims = await runChild(workspace, plan);
+        results.push(await verify(workspace, claims, trial));
+        await Deno.remove(workspace, { recursive: true });
+      }
+    };
+    // On a failure the other workers finish their current child (each is
+    // awaited to its exit) and stop, so nothing outlives the test.
+    const settled = await Promise.allSettled(
+      Array.from({ length: PARALLEL }, () =>
+        worker().catch((error) => {
+          failed = true;
+          throw error;
+        })),
+    );
+    const rejected = settled.find((s) => s.status === "rejected");
+    if (rejected !== undefined) throw rejected.reason;
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+
+  assert.equal(results.length, TRIALS);
+  const claimed = results.reduce((sum, r) => sum + r.claims.length, 0);
+  const withClaims = results.filter((r) => r.claims.length > 0).length;
+  const torn = results.filter((r) => r.torn).length;
+  const unreleased = results.reduce((sum, r) => sum + r.responses - r.claims.length, 0);
+  console.log(
+    `seed ${seed}, ${TRIALS} kills: ${claimed} released results checked, ${withClaims} trials released ` +
+      `something, ${torn} torn last lines, ${unreleased} recorded but unreleased responses`,
+  );
+  // Guards against a vacuous pass: the kills timed from a release have claims to check.
+  const fromRelease = Array.from({ length: TRIALS }, (_, t) => killMode(t))
+    .filter((mode) => mode === "release").length;
+  assert.ok(withClaims >= fromRelease, `only ${withClaims} trials released anything`);
+}
