@@ -18,10 +18,7 @@ export { MIN_SIZE_THRESHOLD_BYTES, SizeThreshold } from "./size/size_threshold.t
 export { capText, type CapTextResult } from "./size/cap_text.ts";
 
 export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
-export { capReview } from "./review/cap_review.ts";
-export { spendBatchBudget } from "./review/spend_batch_budget.ts";
 export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";
-export { acceptedReview, replacedReview, type Review, type ReviewStatus } from "./review/review.ts";
 export type { ToolCall } from "./review/tool_call.ts";
 export type { NonTextContent, ToolCallResponse } from "./review/tool_call_response.ts";
 
@@ -82,7 +79,13 @@ export {
   ScriptedProvider,
 } from "./provider/scripted_provider.ts";
 export type { BuiltinTool, BuiltinToolContext } from "./service/builtin/builtin_tool.ts";
-export type { ToolResult } from "./service/tool_source.ts";
+export {
+  type ToolCallOptions,
+  type ToolDefinition,
+  ToolLostError,
+  type ToolResult,
+  type ToolSource,
+} from "./service/tool_source.ts";
 export type { Prompter, ResultDecision, RunDecision } from "./machines/prompter.ts";
 export type { TurnObserver } from "./machines/turn_observer.ts";
 export type { Clock, NoticeSink } from "./machines/turn_dependencies.ts";

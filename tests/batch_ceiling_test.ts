@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { MockExecutor } from "../src/machines/mock_executor.ts";
+import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../src/review/max_tool_response_batch_bytes.ts";
 import { SizeThreshold } from "../src/size/size_threshold.ts";

@@ -7,17 +7,12 @@
 import assert from "node:assert/strict";
 import { createActor, toPromise } from "xstate";
 import { commitMachine } from "../src/machines/commit_machine.ts";
-import { MockExecutor } from "../src/machines/mock_executor.ts";
+import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
+import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
 import { acceptedReview } from "../src/review/review.ts";
 import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
-import {
-  answer,
-  callsMessage,
-  CollectingSink,
-  responsesOf,
-  turnHarness,
-} from "./machines_fixtures.ts";
+import { answer, callsMessage, responsesOf, turnHarness } from "./machines_fixtures.ts";
 
 /** A fault switch that fires on the `n`th call only (1-based). */
 function onCall(n: number): () => boolean {
@@ -124,7 +119,7 @@ Deno.test("commit ends failed with nothing recorded when the flush fails", async
       executed: [],
       preResolved: [{ index: 0, review }],
       stream,
-      noticeSink: new CollectingSink(),
+      noticeSink: new CollectingNoticeSink(),
     },
   });
   const done = toPromise(actor);

@@ -1,62 +1,29 @@
 /**
- * Shared fixtures of the machine tests: a scripted provider, a scripted
- * prompter, a notice sink that collects lines, a fixed clock, a policy table
- * and a turn input built from them over an in-memory stream.
+ * Shared fixtures of the machine tests: assistant messages, a policy table,
+ * and a turn input built from the doubles of `src/testing` over an in-memory
+ * stream.
  *
  * @module
  */
 
-import type {
-  AssistantMessage,
-  Provider,
-  ProviderRequest,
-  ToolSpec,
-} from "../src/provider/provider.ts";
-import { formatNotice, type NoticeFact } from "../src/review/notice.ts";
-import type { ToolCall } from "../src/review/tool_call.ts";
+import type { AssistantMessage, ToolSpec } from "../src/provider/provider.ts";
 import type { Executor } from "../src/service/executor.ts";
 import { SizeThreshold } from "../src/size/size_threshold.ts";
 import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import type { ConversationStream } from "../src/stream/stream_store.ts";
 import type { StreamEvent, ToolCallResponseEvent } from "../src/stream/events.ts";
-import type { Prompter, ResultDecision, RunDecision } from "../src/machines/prompter.ts";
-import type {
-  Clock,
-  NoticeSink,
-  PolicyFor,
-  ToolPolicy,
-} from "../src/machines/turn_dependencies.ts";
+import type { Prompter } from "../src/machines/prompter.ts";
+import type { PolicyFor, ToolPolicy } from "../src/machines/turn_dependencies.ts";
 import type { TurnInput } from "../src/machines/turn_machine.ts";
+import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
+import { fixedClock } from "../src/testing/fixed_clock.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
+import { type ProviderStep, StepProvider } from "../src/testing/step_provider.ts";
 
 /** The cancellation response of the test policies. */
 export const CANCELLED = "The user cancelled this tool call.";
 
-/** One scripted provider step: an answer, a rejection, or a function of the request. */
-export type ProviderStep =
-  | AssistantMessage
-  | Error
-  | ((request: ProviderRequest) => AssistantMessage | Promise<AssistantMessage>);
-
-/** A provider that replays `steps`, one per request, and keeps the requests. */
-export class ScriptedProvider implements Provider {
-  readonly requests: ProviderRequest[] = [];
-  readonly #steps: ProviderStep[];
-
-  constructor(steps: readonly ProviderStep[]) {
-    this.#steps = [...steps];
-  }
-
-  complete(request: ProviderRequest): Promise<AssistantMessage> {
-    this.requests.push(request);
-    const step = this.#steps.shift();
-    if (step === undefined) return Promise.reject(new Error("the script has no more cycles"));
-    if (step instanceof Error) return Promise.reject(step);
-    if (typeof step === "function") return Promise.resolve(step(request));
-    return Promise.resolve(step);
-  }
-}
-
-/** An assistant message with tool calls `[name, content-ish args]`. */
+/** An assistant message with tool calls `[id, name]` and empty arguments. */
 export function callsMessage(
   text: string,
   calls: readonly [id: string, name: string][],
@@ -68,49 +35,6 @@ export function callsMessage(
 export function answer(text: string): AssistantMessage {
   return { text, toolCalls: [] };
 }
-
-type Asked = (call: ToolCall, content: string, signal: AbortSignal) => Promise<ResultDecision>;
-
-/** A prompter answering from functions; unscripted methods reject. */
-export function scriptedPrompter(script: {
-  ask?: Asked;
-  edit?: Asked;
-  approveRun?: (call: ToolCall, mode: "ask" | "edit") => Promise<RunDecision>;
-} = {}): Prompter & { readonly seen: string[] } {
-  const seen: string[] = [];
-  const prompter: Prompter & { readonly seen: string[] } = {
-    seen,
-    ask(call, response, signal) {
-      seen.push(`ask ${call.id} ${response.content.length}`);
-      return script.ask?.(call, response.content, signal) ?? Promise.reject(new Error("no ask"));
-    },
-    edit(call, response, signal) {
-      seen.push(`edit ${call.id} ${response.content.length}`);
-      return script.edit?.(call, response.content, signal) ?? Promise.reject(new Error("no edit"));
-    },
-  };
-  if (script.approveRun !== undefined) {
-    const approveRun = script.approveRun;
-    prompter.approveRun = (call, mode) => {
-      seen.push(`approve ${call.id} ${mode}`);
-      return approveRun(call, mode);
-    };
-  }
-  return prompter;
-}
-
-/** A notice sink that keeps the facts and their printed lines. */
-export class CollectingSink implements NoticeSink {
-  readonly facts: NoticeFact[] = [];
-  readonly lines: string[] = [];
-  notice(fact: NoticeFact): void {
-    this.facts.push(fact);
-    this.lines.push(formatNotice(fact));
-  }
-}
-
-/** A clock stopped at 2025-01-01T00:00:00Z. */
-export const fixedClock: Clock = { now: () => new Date("2025-01-01T00:00:00.000Z") };
 
 /** A policy: unattended, 256KB, overridable. */
 export function policy(overrides: Partial<ToolPolicy> = {}): ToolPolicy {
@@ -132,8 +56,8 @@ export function policies(overrides: Readonly<Record<string, Partial<ToolPolicy>>
 export interface TurnHarness {
   readonly store: MemoryStreamStore;
   readonly stream: ConversationStream;
-  readonly sink: CollectingSink;
-  readonly provider: ScriptedProvider;
+  readonly sink: CollectingNoticeSink;
+  readonly provider: StepProvider;
   readonly input: TurnInput;
 }
 
@@ -150,8 +74,8 @@ export async function turnHarness(options: {
 }): Promise<TurnHarness> {
   const store = options.store ?? new MemoryStreamStore();
   const stream = await store.open("conversation-1");
-  const sink = new CollectingSink();
-  const provider = new ScriptedProvider(options.steps);
+  const sink = new CollectingNoticeSink();
+  const provider = new StepProvider(options.steps);
   const tools: ToolSpec[] = (options.tools ?? []).map((name) => ({
     name,
     description: `the ${name} tool`,
@@ -167,7 +91,7 @@ export async function turnHarness(options: {
     prompter: options.prompter ?? scriptedPrompter(),
     policyFor: options.policyFor ?? policies(),
     noticeSink: sink,
-    clock: fixedClock,
+    clock: fixedClock(),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.maxCycles === undefined ? {} : { maxCycles: options.maxCycles }),
   };

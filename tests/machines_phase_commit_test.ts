@@ -9,13 +9,15 @@ import assert from "node:assert/strict";
 import { createActor, fromCallback, type InspectionEvent, toPromise, waitFor } from "xstate";
 import { commitMachine } from "../src/machines/commit_machine.ts";
 import type { IndexedAcknowledgement } from "../src/machines/indexed_call.ts";
-import { MockExecutor } from "../src/machines/mock_executor.ts";
+import { MockExecutor } from "../src/testing/mock_executor.ts";
 import type { ExecutionResult } from "../src/machines/cap_slots.ts";
 import { phaseMachine, type PhaseReleaseEvent } from "../src/machines/phase_machine.ts";
 import { acceptedReview, replacedReview } from "../src/review/review.ts";
 import { SizeThreshold } from "../src/size/size_threshold.ts";
 import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
-import { CollectingSink, policies, responsesOf, scriptedPrompter } from "./machines_fixtures.ts";
+import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
+import { policies, responsesOf } from "./machines_fixtures.ts";
 
 function topStates(rootStates: string[]) {
   return (event: InspectionEvent) => {
@@ -141,7 +143,7 @@ Deno.test("commit merges in call order, records, flushes once and acknowledges o
         },
       ],
       stream,
-      noticeSink: new CollectingSink(),
+      noticeSink: new CollectingNoticeSink(),
       phase,
     },
     inspect: topStates(states),

@@ -8,11 +8,12 @@ import { createActor, type InspectionEvent, waitFor } from "xstate";
 import type { Review } from "../src/review/review.ts";
 import type { ToolCallResponse } from "../src/review/tool_call_response.ts";
 import type { Acknowledgement, Executor } from "../src/service/executor.ts";
-import { MockExecutor } from "../src/machines/mock_executor.ts";
+import { MockExecutor } from "../src/testing/mock_executor.ts";
 import type { Prompter } from "../src/machines/prompter.ts";
 import { toolCallMachine, type ToolCallOutput } from "../src/machines/tool_call_machine.ts";
 import type { ToolPolicy } from "../src/machines/turn_dependencies.ts";
-import { CANCELLED, policy, scriptedPrompter } from "./machines_fixtures.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
+import { CANCELLED, policy } from "./machines_fixtures.ts";
 
 const CALL = { id: "call_1", name: "probe", arguments: { path: "." } };
 

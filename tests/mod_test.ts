@@ -1,10 +1,13 @@
 /**
- * Keeps `src/mod.ts` honest: it only re-exports, nothing inside `src/`
- * imports it, and its runtime exports are exactly the public API.
+ * Keeps the two entry points honest: `src/mod.ts` (the public API) and
+ * `src/testing/mod.ts` (the doubles, `./testing` in deno.json) only
+ * re-export, their runtime exports are exactly the intended ones, nothing
+ * inside `src/` imports `mod.ts`, and no production code depends on a double.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import * as mod from "../src/mod.ts";
+import * as testing from "../src/testing/mod.ts";
 
 const SRC = join(import.meta.dirname!, "..", "src");
 
@@ -19,26 +22,59 @@ Deno.test("mod.ts exports exactly the public values", () => {
     "SpillwayConfig",
     "SpillwayError",
     "ToolConfigWithDefaults",
-    "acceptedReview",
-    "capReview",
+    "ToolLostError",
     "capText",
     "createRuntime",
     "formatNotice",
     "loadConfig",
     "parseConfig",
     "parseScript",
-    "replacedReview",
-    "spendBatchBudget",
   ]);
   assert.equal(mod.MAX_TOOL_RESPONSE_BATCH_BYTES, 2 * 1024 * 1024);
 });
 
-Deno.test("mod.ts only re-exports", async () => {
-  const text = await Deno.readTextFile(join(SRC, "mod.ts"));
-  const code = text.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-  const statements = code.split(";").map((s) => s.trim()).filter((s) => s !== "");
-  for (const statement of statements) {
-    assert.match(statement, /^export (type )?\{[^}]*\} from "\.\/[a-z_/]+\.ts"$/s, statement);
+Deno.test("testing/mod.ts exports exactly the doubles", () => {
+  assert.deepEqual(Object.keys(testing).sort(), [
+    "CONTRACT_TOOLS",
+    "CollectingNoticeSink",
+    "FIXED_INSTANT",
+    "FakeToolSource",
+    "MemoryStreamStore",
+    "MockExecutor",
+    "StepProvider",
+    "defineExecutorContract",
+    "fixedClock",
+    "scriptedPrompter",
+    "text",
+    "untilAborted",
+  ]);
+});
+
+Deno.test("deno.json exports the public API and the doubles", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(SRC, "..", "deno.json")));
+  assert.deepEqual(config.exports, { ".": "./src/mod.ts", "./testing": "./src/testing/mod.ts" });
+});
+
+for (const entry of ["mod.ts", "testing/mod.ts"]) {
+  Deno.test(`${entry} only re-exports`, async () => {
+    const text = await Deno.readTextFile(join(SRC, entry));
+    const code = text.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const statements = code.split(";").map((s) => s.trim()).filter((s) => s !== "");
+    for (const statement of statements) {
+      assert.match(
+        statement,
+        /^export (type )?\{[^}]*\} from "\.\.?\/[a-z_/]+\.ts"$/s,
+        statement,
+      );
+    }
+  });
+}
+
+Deno.test("no production code imports a test double", async () => {
+  for await (const path of walk(SRC)) {
+    if (path.includes("/testing/") || path.endsWith("_test.ts")) continue;
+    const text = await Deno.readTextFile(path);
+    assert.doesNotMatch(text, /from "(\.\.?\/)+(testing\/|[a-z_]+\/)*testing\//, path);
   }
 });
 

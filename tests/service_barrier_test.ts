@@ -13,7 +13,12 @@ import {
 import type { ParkedCall } from "../src/service/parked_call.ts";
 import { type CallToolResult, Client, InMemoryTransport } from "../src/service/sdk.ts";
 import { ToolLostError } from "../src/service/tool_source.ts";
-import { FakeSource, type FakeTool, text, untilAborted } from "./service_fake_source.ts";
+import {
+  type FakeTool,
+  FakeToolSource,
+  text,
+  untilAborted,
+} from "../src/testing/fake_tool_source.ts";
 
 const IMAGE = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" } as const;
 
@@ -34,7 +39,7 @@ const TOOLS: Readonly<Record<string, FakeTool>> = {
 interface Fixture extends AsyncDisposable {
   readonly service: ExecutionService;
   readonly client: Client;
-  readonly source: FakeSource;
+  readonly source: FakeToolSource;
   /** Parked calls, in order, as the onParked listener saw them. */
   readonly parked: ParkedCall[];
   /** Resolves with the next call to park. */
@@ -44,7 +49,7 @@ interface Fixture extends AsyncDisposable {
 async function fixture(
   options: Partial<Pick<ExecutionServiceOptions, "toolNames" | "barrierFor">> = {},
 ): Promise<Fixture> {
-  const source = new FakeSource("fake", TOOLS);
+  const source = new FakeToolSource("fake", TOOLS);
   const service = new ExecutionService({
     sources: [source],
     barrierFor: options.barrierFor ?? (() => "record"),
@@ -321,7 +326,7 @@ Deno.test("renamed tools are listed and called under their new name only", async
 
 Deno.test("start() refuses two sources exporting the same tool name", async () => {
   const service = new ExecutionService({
-    sources: [new FakeSource("a", TOOLS), new FakeSource("b", { big: TOOLS.big! })],
+    sources: [new FakeToolSource("a", TOOLS), new FakeToolSource("b", { big: TOOLS.big! })],
     barrierFor: () => "record",
   });
   await assert.rejects(service.start(), {
@@ -351,7 +356,9 @@ Deno.test("close() fails parked calls, cancels running ones, and closes the sour
 Deno.test("parked calls carry the service clock's start and park times, and list() the exported tools", async () => {
   let now = 1000;
   const service = new ExecutionService({
-    sources: [new FakeSource("fake", { slow: () => (now += 250, Promise.resolve(text("done"))) })],
+    sources: [
+      new FakeToolSource("fake", { slow: () => (now += 250, Promise.resolve(text("done"))) }),
+    ],
     barrierFor: () => "record",
     clock: { now: () => now },
   });

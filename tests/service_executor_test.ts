@@ -17,7 +17,7 @@ import {
   type TransportSendOptions,
 } from "../src/service/sdk.ts";
 import { ToolLostError } from "../src/service/tool_source.ts";
-import { FakeSource, text, untilAborted } from "./service_fake_source.ts";
+import { FakeToolSource, text, untilAborted } from "../src/testing/fake_tool_source.ts";
 
 type Tamper = (callId: string, result: CallToolResult) => CallToolResult;
 
@@ -74,7 +74,7 @@ class TamperingTransport implements Transport {
 interface Fixture extends AsyncDisposable {
   readonly service: ExecutionService;
   readonly executor: McpExecutor;
-  readonly source: FakeSource;
+  readonly source: FakeToolSource;
 }
 
 async function fixture(
@@ -83,7 +83,7 @@ async function fixture(
     tamper?: Tamper;
   } = {},
 ): Promise<Fixture> {
-  const source = new FakeSource("fake", {
+  const source = new FakeToolSource("fake", {
     echo: (args) => Promise.resolve(text(String(args.text))),
     big: () => Promise.resolve(text("y".repeat(300_000))),
     lose: () => Promise.reject(new ToolLostError("fake: process exited with signal SIGKILL")),

@@ -9,8 +9,9 @@ import assert from "node:assert/strict";
 import { createActor, waitFor } from "xstate";
 import { turnMachine } from "../src/machines/turn_machine.ts";
 import type { SizeThreshold } from "../src/size/size_threshold.ts";
-import { MockExecutor } from "../src/machines/mock_executor.ts";
+import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
 import type { ToolCallResponseEvent } from "../src/stream/events.ts";
 import {
   answer,
@@ -20,7 +21,6 @@ import {
   expectedCut,
   policies,
   responsesOf,
-  scriptedPrompter,
   turnHarness,
 } from "./machines_fixtures.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 
 const observerLogger = getLogger(["spillway", "observer"]);
@@ -20,6 +20,6 @@ export function observe(
   try {
     tell(observer);
   } catch (error) {
-    observerLogger.error("a turn observer threw: {reason}", { reason: reasonOf(error) });
+    observerLogger.error("a turn observer threw: {reason}", { reason: reasonText(error) });
   }
 }

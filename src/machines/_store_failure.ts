@@ -6,10 +6,10 @@
  */
 
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 
 /** `error` as a `SpillwayError`, `store_failed` unless it already has a code. */
 export function asStoreFailure(error: unknown): SpillwayError {
   if (error instanceof SpillwayError) return error;
-  return new SpillwayError("store_failed", reasonOf(error), {}, { cause: error });
+  return new SpillwayError("store_failed", reasonText(error), {}, { cause: error });
 }

@@ -26,7 +26,8 @@ import type { ConversationStream } from "../stream/stream_store.ts";
 import type { IndexedAcknowledgement, IndexedDelivery, IndexedReview } from "./indexed_call.ts";
 import type { PhaseReleasedEvent, PhaseReleaseEvent } from "./phase_machine.ts";
 import { reportNotice } from "./report_notice.ts";
-import { notRecordedMessage, reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
+import { notRecordedMessage } from "./synthesized_reviews.ts";
 import type { NoticeSink } from "./turn_dependencies.ts";
 
 /** What a `commit` actor is started with. */
@@ -130,7 +131,7 @@ const commitSetup = setup({
       for (const fact of context.notices) reportNotice(context.input.noticeSink, fact);
     },
     failWith: assign(({ context }, params: { error: unknown }) => {
-      const reason = reasonOf(params.error);
+      const reason = reasonText(params.error);
       return {
         recorded: [],
         error: new SpillwayError(
@@ -144,7 +145,7 @@ const commitSetup = setup({
     sendAcknowledgements: enqueueActions(({ context, enqueue, self }) => {
       const phase = context.input.phase;
       if (phase === undefined || context.parked.size === 0) return;
-      const failure = context.error === undefined ? undefined : reasonOf(context.error.cause);
+      const failure = context.error === undefined ? undefined : reasonText(context.error.cause);
       const acks: IndexedAcknowledgement[] = [];
       for (const { index, review } of context.spent) {
         if (!context.parked.has(index)) continue;

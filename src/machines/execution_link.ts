@@ -27,7 +27,7 @@ import type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
-import { reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 
 /** The call settled: parked on its barrier, or ended early. */
 export interface ExecutionSettledEvent {
@@ -115,12 +115,12 @@ export class ExecutionLink {
       this.#handle = this.#executor.start(call, { signal: this.#signal });
       outcome = this.#handle.outcome;
     } catch (error) {
-      outcome = Promise.resolve({ kind: "failed", reason: reasonOf(error) });
+      outcome = Promise.resolve({ kind: "failed", reason: reasonText(error) });
     }
     // The contract says `outcome` never rejects; a broken executor still ends in a slot.
     this.#settled = outcome.then(
       (settled) => this.#settle(settled),
-      (error: unknown) => this.#settle({ kind: "failed", reason: reasonOf(error) }),
+      (error: unknown) => this.#settle({ kind: "failed", reason: reasonText(error) }),
     );
   }
 
@@ -153,7 +153,7 @@ export class ExecutionLink {
     if (handle === undefined) return Promise.resolve(deliveryWithoutHandle(ack, recorded));
     const failed = (error: unknown): DeliveryOutcome => ({
       kind: "failed",
-      message: `release failed: ${reasonOf(error)}`,
+      message: `release failed: ${reasonText(error)}`,
     });
     try {
       return handle.release(ack, recorded).then(undefined, failed);

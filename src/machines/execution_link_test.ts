@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { abandonedMessage, ExecutionLink, type ExecutionReport } from "./execution_link.ts";
-import { MockExecutor } from "./mock_executor.ts";
+import { MockExecutor } from "../testing/mock_executor.ts";
 
 const CALL = { id: "call_1", name: "probe", arguments: {} };
 

@@ -33,7 +33,8 @@ import {
 } from "./call_group_machine.ts";
 import type { IndexedAcknowledgement, IndexedCall, IndexedDelivery } from "./indexed_call.ts";
 import type { Prompter } from "./prompter.ts";
-import { failedReview, reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
+import { failedReview } from "./synthesized_reviews.ts";
 import type { PolicyFor, ToolPolicy } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 
@@ -175,7 +176,7 @@ const phaseSetup = setup({
       return { written };
     }),
     settleCapFault: assign(({ context }, params: { error: unknown }) => {
-      const reason = `the phase end failed: ${reasonOf(params.error)}`;
+      const reason = `the phase end failed: ${reasonText(params.error)}`;
       faultLogger.error("{reason}", { reason, error: params.error });
       const slots = [...context.input.calls]
         .sort((a, b) => a.index - b.index)

@@ -18,7 +18,7 @@ import { utf8Length } from "../size/cap_text.ts";
 import type { StreamEvent } from "../stream/events.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
 import { asStoreFailure } from "./_store_failure.ts";
-import { reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 import type { Clock } from "./turn_dependencies.ts";
 
 /** What one request needs. */
@@ -93,7 +93,7 @@ export async function requestModel(
       signal: AbortSignal.any([input.signal, signal]),
     });
   } catch (error) {
-    throw new SpillwayError("provider_failed", reasonOf(error), { cycle }, { cause: error });
+    throw new SpillwayError("provider_failed", reasonText(error), { cycle }, { cause: error });
   }
   // A provider written in plain JavaScript may leave the calls out.
   const toolCalls = reply.toolCalls ?? [];

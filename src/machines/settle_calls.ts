@@ -14,11 +14,11 @@ import type { IndexedCall, IndexedReview } from "./indexed_call.ts";
 import {
   cancelledReview,
   failedReview,
-  reasonOf,
   repeatedCallReview,
   skippedCallReview,
   unavailableToolReview,
 } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 import type { PolicyFor, ToolPolicy } from "./turn_dependencies.ts";
 
 /** What {@linkcode settleCalls} needs besides the calls. */
@@ -68,7 +68,9 @@ export function settleCalls(calls: readonly ToolCall[], options: SettleCallsOpti
       try {
         policy = options.policyFor(call.name);
       } catch (error) {
-        const reason = `the policy of tool ${call.name} could not be resolved: ${reasonOf(error)}`;
+        const reason = `the policy of tool ${call.name} could not be resolved: ${
+          reasonText(error)
+        }`;
         preResolved.push({ index, review: failedReview(call, reason) });
         return;
       }

@@ -82,9 +82,3 @@ export function repeatedCallReview(call: ToolCall): Review {
 export function notRecordedMessage(callId: string, error: string): string {
   return `the result of call ${callId} was not recorded: ${error}`;
 }
-
-/** A readable reason from anything thrown or passed to `abort()`. */
-export function reasonOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}

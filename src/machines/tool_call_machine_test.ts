@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type AnyActorLogic, createActor, type InspectionEvent, waitFor } from "xstate";
 import type { Review } from "../review/review.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
-import { MockExecutor } from "./mock_executor.ts";
+import { MockExecutor } from "../testing/mock_executor.ts";
 import { SlotBoard } from "./slot_board.ts";
 import {
   isUnattended,

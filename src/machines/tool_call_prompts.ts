@@ -12,16 +12,16 @@
 import { acceptedReview, replacedReview, type Review } from "../review/review.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { ABORTED, raceAbort } from "./_race_abort.ts";
+import { raceAbort } from "../service/race_abort.ts";
 import type { Prompter } from "./prompter.ts";
 import {
   approvalFailedReview,
   cancelledReview,
   promptFailedReview,
-  reasonOf,
   skippedCallReview,
   skippedResultReview,
 } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 import type { ToolPolicy } from "./turn_dependencies.ts";
 
 /** What a prompt needs. */
@@ -55,8 +55,8 @@ export async function approveRun(
   }
   const cancel = AbortSignal.any([input.signal, signal]);
   try {
+    // Rejects with the signal's reason on cancellation: the catch below answers it.
     const decision = await raceAbort(prompter.approveRun(call, mode, cancel), cancel);
-    if (decision === ABORTED) return { review: cancelledReview(call, policy.cancellationResponse) };
     switch (decision.kind) {
       case "run":
         return { call };
@@ -67,7 +67,7 @@ export async function approveRun(
     }
   } catch (error) {
     if (cancel.aborted) return { review: cancelledReview(call, policy.cancellationResponse) };
-    return { review: approvalFailedReview(call, reasonOf(error)) };
+    return { review: approvalFailedReview(call, reasonText(error)) };
   }
 }
 
@@ -89,7 +89,6 @@ export async function promptResult(
       ? prompter.ask(call, offered, cancel)
       : prompter.edit(call, offered, cancel);
     const decision = await raceAbort(asked, cancel);
-    if (decision === ABORTED) return cancelledReview(call, policy.cancellationResponse);
     switch (decision.kind) {
       case "deliver":
         return acceptedReview(call.name, offered);
@@ -105,6 +104,6 @@ export async function promptResult(
     }
   } catch (error) {
     if (cancel.aborted) return cancelledReview(call, policy.cancellationResponse);
-    return promptFailedReview(call, reasonOf(error));
+    return promptFailedReview(call, reasonText(error));
   }
 }

@@ -40,7 +40,8 @@ import { recordTurnEnd } from "./record_turn_end.ts";
 import { reportNotice } from "./report_notice.ts";
 import { approximateJsonBytes, requestModel } from "./request_model.ts";
 import { settleCalls } from "./settle_calls.ts";
-import { failedReview, reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
+import { failedReview } from "./synthesized_reviews.ts";
 import type { Clock, NoticeSink, PolicyFor, ToolPolicy } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 import { observe } from "./_observe.ts";
@@ -273,7 +274,7 @@ const turnSetup = setup({
     failRequest: assign(({ context }, params: { error: unknown }) => ({
       failure: context.signal.aborted
         ? { reason: TURN_CANCELLED_REASON }
-        : { reason: reasonOf(params.error), error: asStoreFailure(params.error) },
+        : { reason: reasonText(params.error), error: asStoreFailure(params.error) },
     })),
     failClosing: assign(({ context }, params: { error: unknown }) => {
       const error = asStoreFailure(params.error);
@@ -374,7 +375,7 @@ const machine = turnSetup.createMachine({
             {
               type: "fail",
               params: ({ event }) => ({
-                reason: `the tool phase failed: ${reasonOf(event.error)}`,
+                reason: `the tool phase failed: ${reasonText(event.error)}`,
               }),
             },
             "settlePhaseFault",
@@ -451,7 +452,7 @@ const machine = turnSetup.createMachine({
           actions: [
             {
               type: "fail",
-              params: ({ event }) => ({ reason: `the commit failed: ${reasonOf(event.error)}` }),
+              params: ({ event }) => ({ reason: `the commit failed: ${reasonText(event.error)}` }),
             },
           ],
         },

@@ -30,6 +30,7 @@ import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
 import type { BarrierKind } from "../service/executor.ts";
 import { McpExecutor } from "../service/mcp_executor.ts";
+import type { ToolSource } from "../service/tool_source.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import { providerView } from "../stream/provider_view.ts";
@@ -52,6 +53,15 @@ export interface RuntimeOptions {
   readonly config?: SpillwayConfig;
   /** Builtin tools registered in code, beside `fs_list_files` and `fs_read_file`. Default none. */
   readonly tools?: readonly BuiltinTool[];
+  /**
+   * More tool sources behind the execution service, beside the builtin,
+   * local and upstream ones the configuration describes (e.g. an
+   * application's own MCP bridge, or a scripted source in tests). Their tools
+   * are offered under their own names, with the `'*'` defaults unless the
+   * configuration has an entry for them; the runtime closes them on
+   * `close()`. Default none.
+   */
+  readonly toolSources?: readonly ToolSource[];
   /** The stream store. Default: files under `<workspace>/conversations`. */
   readonly store?: StreamStore;
   /** Asks a person under `ask`/`edit`. Default: none (such tools then fail at start). */
@@ -160,7 +170,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
   });
   const service = new ExecutionService({
-    sources: plan.sources,
+    sources: [...plan.sources, ...(options.toolSources ?? [])],
     toolNames: plan.routes,
     barrierFor,
   });

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../config/parse_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { CollectingNoticeSink } from "../testing/collecting_notice_sink.ts";
+import { FakeToolSource, text } from "../testing/fake_tool_source.ts";
+import { StepProvider } from "../testing/step_provider.ts";
 import { createRuntime } from "./create_runtime.ts";
 
 const provider = () => Promise.resolve({ text: "ok", toolCalls: [] });
@@ -66,4 +69,35 @@ Deno.test("createRuntime() continues a conversation with its history", async () 
     await runtime.close();
     await Deno.remove(workspace, { recursive: true });
   }
+});
+
+Deno.test("createRuntime() runs the tools of a tool source passed in code, configured by their own entry, and closes it", async () => {
+  const workspace = await Deno.makeTempDir();
+  const source = new FakeToolSource("app", {
+    lookup: (args) => Promise.resolve(text(`found ${String(args.key)} `.repeat(1000))),
+  });
+  const provider = new StepProvider([
+    { text: "Looking.", toolCalls: [{ id: "c1", name: "lookup", arguments: { key: "k" } }] },
+    { text: "Done.", toolCalls: [] },
+  ]);
+  const runtime = await createRuntime({
+    workspace,
+    config: parseConfig(`[conversation.tools.lookup]\nsize_threshold = "1KB"`),
+    provider,
+    toolSources: [source],
+    noticeSink: new CollectingNoticeSink(),
+  });
+  try {
+    assert.ok(runtime.tools.some((tool) => tool.name === "lookup"));
+    const turn = await runtime.query("look it up");
+    assert.equal(turn.status, "finished");
+    assert.deepEqual(source.calls, [{ tool: "lookup", args: { key: "k" } }]);
+    const sent = provider.requests[1]?.messages.at(-1);
+    assert.equal(sent?.role, "tool");
+    assert.ok(sent?.role === "tool" && sent.content.endsWith("\n... [truncated, 7.8 KB → 1.0 KB]"));
+  } finally {
+    await runtime.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
+  assert.equal(source.closed, true);
 });

@@ -26,7 +26,7 @@
 import { join } from "node:path";
 import { assign, createActor, setup } from "xstate";
 import { parseConfig } from "../../src/config/parse_config.ts";
-import { MockExecutor } from "../../src/machines/mock_executor.ts";
+import { MockExecutor } from "../../src/testing/mock_executor.ts";
 import { runTurn } from "../../src/machines/run_turn.ts";
 import type { TurnInput } from "../../src/machines/turn_machine.ts";
 import type { AssistantMessage, Provider } from "../../src/provider/provider.ts";

@@ -1,5 +1,20 @@
 import assert from "node:assert/strict";
+import { defineExecutorContract } from "./executor_contract.ts";
 import { MockExecutor } from "./mock_executor.ts";
+
+defineExecutorContract("MockExecutor", () =>
+  Promise.resolve({
+    executor: new MockExecutor({
+      echo: (call) => String(call.arguments.text),
+      reviewed: { result: (call) => String(call.arguments.text), barrier: "review" },
+      broken: () => {
+        throw new Error("boom");
+      },
+      lost: { lost: "source gone" },
+      hang: () => new Promise<never>(() => {}),
+    }),
+    close: () => Promise.resolve(),
+  }));
 
 const never = new AbortController().signal;
 const call = (name: string, id = "c1") => ({ id, name, arguments: {} });

@@ -20,7 +20,7 @@ import type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
-import { reasonOf } from "./synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 
 /** A canned result: text content, a full response, or a simulated loss or failure. */
 export type MockResult =
@@ -82,7 +82,7 @@ function isMockTool(entry: MockBehavior | MockTool): entry is MockTool {
 }
 
 function cancelled(signal: AbortSignal): ExecutionOutcome {
-  return { kind: "cancelled", reason: reasonOf(signal.reason ?? "cancelled") };
+  return { kind: "cancelled", reason: reasonText(signal.reason ?? "cancelled") };
 }
 
 /**
@@ -168,7 +168,7 @@ export class MockExecutor implements Executor {
       try {
         result = typeof behavior === "function" ? await behavior(call, signal) : behavior;
       } catch (error) {
-        result = { content: reasonOf(error), isError: true };
+        result = { content: reasonText(error), isError: true };
       }
       return this.#outcomeOf(record, result, tool.barrier ?? "record");
     })();
