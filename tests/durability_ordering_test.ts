@@ -20,7 +20,10 @@ import { ExecutionService } from "../src/service/execution_service.ts";
 import type { ExecutionHandle, Executor } from "../src/service/executor.ts";
 import { McpExecutor } from "../src/service/mcp_executor.ts";
 import { FileStreamStore } from "../src/stream/file_stream_store.ts";
-import { CollectingSink, fixedClock, policies, scriptedPrompter } from "./machines_fixtures.ts";
+import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
+import { fixedClock } from "../src/testing/fixed_clock.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
+import { policies } from "./machines_fixtures.ts";
 
 /** Calls per cycle: a single call, a handful, and enough to span several call groups. */
 const BATCHES = [1, 5, 70];
@@ -110,8 +113,8 @@ Deno.test("no call of a batch is acknowledged before the fsync of that batch has
       executor,
       prompter: scriptedPrompter(),
       policyFor: policies(),
-      noticeSink: new CollectingSink(),
-      clock: fixedClock,
+      noticeSink: new CollectingNoticeSink(),
+      clock: fixedClock(),
     });
     assert.equal(output.status, "finished", output.reason);
   } finally {
