@@ -73,12 +73,14 @@ export interface ToolCallResponseEvent {
 export interface CompactionEvent {
   /** `"compaction"`. */
   readonly type: "compaction";
-  /** The strategy, e.g. `"strip-responses"`. */
+  /** The strategy: `"strip-responses"` (a stub in place of each response) or `"cap"` (cut each one). */
   readonly strategy: string;
   /** Only responses of at least this many bytes are affected. */
   readonly over_bytes?: number;
-  /** The responses it applies to. */
+  /** The responses it applies to (call ids). */
   readonly response_ids: readonly string[];
+  /** For `"cap"`: the byte limit of each response, in the order of `response_ids`. */
+  readonly cap_bytes?: readonly number[];
   /** ISO 8601 time. */
   readonly at: string;
 }

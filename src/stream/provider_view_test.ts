@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { StreamEvent } from "./events.ts";
-import { providerView } from "./provider_view.ts";
+import { conversationView, providerView } from "./provider_view.ts";
 
 const at = "2026-11-29T22:56:00Z";
 const turn = (prompt: string): StreamEvent => ({ type: "turn_start", turn_id: "t", prompt, at });
@@ -97,7 +97,7 @@ Deno.test("providerView() strips listed responses in the view, naming their size
   assert.deepEqual(view[2], {
     role: "tool",
     id: "call_1",
-    content: "[response removed by compaction: 2.8 MB — the original stays in storage]",
+    content: "[response removed by compaction: read, 2.8 MB — the original stays in storage]",
     isError: false,
   });
   assert.deepEqual(view[3], { role: "tool", id: "call_2", content: "small", isError: true });
@@ -150,4 +150,62 @@ Deno.test("providerView() ignores compactions of other strategies", () => {
     { type: "compaction", strategy: "summarize", response_ids: ["call_1"], at },
   ]);
   assert.deepEqual(view, [{ role: "tool", id: "call_1", content: "keep", isError: false }]);
+});
+
+const cap = (ids: string[], caps: number[]): StreamEvent => ({
+  type: "compaction",
+  strategy: "cap",
+  response_ids: ids,
+  cap_bytes: caps,
+  at,
+});
+
+Deno.test("providerView() with a cap compaction cuts the listed responses to their limits", () => {
+  const view = providerView([
+    turn("go"),
+    reply(""),
+    call("call_1"),
+    call("call_2"),
+    result("call_1", "a".repeat(10_000)),
+    result("call_2", "b".repeat(500)),
+    cap(["call_1", "call_2"], [2048, 2048]),
+  ]);
+  const first = view[2]?.role === "tool" ? view[2].content : "";
+  assert.ok(first.endsWith("\n... [truncated, 9.7 KB → 2.0 KB]"), first.slice(-60));
+  assert.ok(new TextEncoder().encode(first).length <= 2048);
+  assert.equal(view[3]?.role === "tool" && view[3].content, "b".repeat(500));
+});
+
+Deno.test("conversationView() tells each response's tool, batch, sizes and the compaction that changed it", () => {
+  const { responses } = conversationView([
+    turn("go"),
+    reply(""),
+    call("call_1", "cat"),
+    result("call_1", "x".repeat(4000)),
+    reply(""),
+    call("call_2", "ls"),
+    call("call_3", "ls"),
+    result("call_2", "y".repeat(3000)),
+    result("call_3", "ok"),
+    cap(["call_1"], [1024]),
+    strip(["call_1", "call_2"], 2048),
+  ]);
+  assert.deepEqual(responses.map((r) => [r.id, r.tool, r.batch, r.recordedBytes]), [
+    ["call_1", "cat", 0, 4000],
+    ["call_2", "ls", 1, 3000],
+    ["call_3", "ls", 1, 2],
+  ]);
+  // call_1 was capped to 1 KB, so the later strip of responses ≥ 2 KB leaves it.
+  assert.deepEqual(responses[0]?.compactedBy, { strategy: "cap", eventIndex: 9 });
+  assert.ok((responses[0]?.viewBytes ?? 0) <= 1024);
+  assert.deepEqual(responses[1]?.compactedBy, { strategy: "strip-responses", eventIndex: 10 });
+  assert.equal(responses[2]?.compactedBy, undefined);
+  assert.equal(responses[2]?.viewBytes, 2);
+});
+
+Deno.test("providerView() ignores a damaged compaction event", () => {
+  const damaged = { type: "compaction", strategy: "cap", at } as unknown as StreamEvent;
+  assert.deepEqual(providerView([result("c", "keep"), damaged]), [
+    { role: "tool", id: "c", content: "keep", isError: false },
+  ]);
 });
