@@ -18,6 +18,7 @@ export type SpillwayErrorCode =
   | "terminal_required"
   | "script_invalid"
   | "provider_failed"
+  | "conversation_locked"
   | "usage";
 
 /**

@@ -8,7 +8,10 @@
  * everything appended since, so a commit of a thousand responses costs one
  * fsync. Operations on one conversation are queued in call order (also
  * across handles of this store), so a load never sees half an append and two
- * appends never interleave. One process writes a conversation at a time.
+ * appends never interleave. One process writes a conversation at a time:
+ * `open` takes the conversation's writer lock (`conversation_lock.ts`) and
+ * the last `close` of this store's handles releases it, so a second process
+ * is refused, never interleaved.
  *
  * A failed flush cuts the log back to where it was last durable and syncs
  * that cut, so the events of a batch whose callers were told "not recorded"
@@ -19,10 +22,11 @@
 
 import { join } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import type { ConversationStream, StreamStore } from "./stream_store.ts";
+import type { ConversationStream, LoadedStream, StreamStore } from "./stream_store.ts";
 import { assertConversationId } from "./assert_conversation_id.ts";
+import { type ConversationLock, lockConversation } from "./conversation_lock.ts";
 import { errorText, EVENTS_FILE, tornLineWarning } from "./_event_lines.ts";
-import { findTornTail } from "./_event_log_file.ts";
+import { findTornTail, readEventLog } from "./_event_log_file.ts";
 import {
   FileConversationStream,
   type LogFileOps,
@@ -95,7 +99,8 @@ export class FileStreamStore implements StreamStore {
    * retried first.
    *
    * @throws {TypeError} when `id` is not a valid conversation id
-   * @throws {SpillwayError} `store_failed` when the folder or file cannot be created or opened
+   * @throws {SpillwayError} `conversation_locked` when another process has it open;
+   *   `store_failed` when the folder or file cannot be created or opened
    */
   async open(id: string): Promise<ConversationStream> {
     assertConversationId(id);
@@ -103,9 +108,13 @@ export class FileStreamStore implements StreamStore {
     const path = join(dir, EVENTS_FILE);
     const serial: Serial = (work) => this.#serial(id, work);
     return await serial(async () => {
+      let lock: ConversationLock | undefined;
       try {
         const dirExisted = await exists(dir);
         await Deno.mkdir(dir, { recursive: true });
+        // Locked before the torn-tail check: another writer's line in
+        // progress is not a torn line to cut off.
+        lock = await lockConversation(dir, id);
         const fileExisted = await exists(path);
         const file = await Deno.open(path, {
           append: true,
@@ -146,17 +155,21 @@ export class FileStreamStore implements StreamStore {
         }
         state.handles += 1;
         const shared = state;
+        const held = lock;
         return new FileConversationStream(id, path, file, {
           warnings,
           state: shared,
           serial,
           ops: this.#ops,
           onClose: () => {
+            held.release();
             shared.handles -= 1;
             if (shared.handles === 0 && shared.unfinishedCut === undefined) this.#states.delete(id);
           },
         });
       } catch (error) {
+        lock?.release();
+        if (error instanceof SpillwayError && error.code === "conversation_locked") throw error;
         throw new SpillwayError(
           "store_failed",
           `could not open ${path}: ${errorText(error)}`,
@@ -210,6 +223,23 @@ export class FileStreamStore implements StreamStore {
     }
     found.sort((a, b) => a.mtime - b.mtime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return found.map((entry) => entry.id);
+  }
+
+  /** Where conversation `id`'s log is (whether or not it exists). */
+  logPath(id: string): string {
+    assertConversationId(id);
+    return join(this.root, id, EVENTS_FILE);
+  }
+
+  /**
+   * Reads conversation `id`'s complete events without opening it for
+   * writing: no lock, no repair, so it works while another process writes.
+   *
+   * @throws {SpillwayError} `store_failed` when the log cannot be read (also
+   *   when it does not exist) or a line before the last is not an event
+   */
+  read(id: string): Promise<LoadedStream> {
+    return readEventLog(this.logPath(id), this.#states.get(id)?.unfinishedCut?.size);
   }
 
   /** Runs `work` after every earlier operation on conversation `id` has settled. */

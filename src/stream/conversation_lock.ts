@@ -1,0 +1,120 @@
+/**
+ * One writer per conversation across processes. Every writer of a file
+ * conversation (a `query` turn, `conversation compact`) holds an exclusive
+ * advisory lock on `<conversation>/writer.lock` while its stream is open, so
+ * a second process is refused with a clear error instead of interleaving
+ * appends or compacting a conversation mid-turn. The operating system drops
+ * the lock when its holder dies (even by SIGKILL), so a crash never leaves a
+ * conversation locked. Readers (`conversation ls/show`) take no lock: the
+ * log is append-only and a torn last line is skipped on load.
+ *
+ * Inside one process, handles of the same conversation share the lock (the
+ * file store already queues their operations in order).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { SpillwayError } from "../errors/spillway_error.ts";
+
+/** The lock file inside a conversation's folder. */
+export const LOCK_FILE = "writer.lock";
+
+/** A held lock; release it once. */
+export interface ConversationLock {
+  /** Drops this holder's share; the lock is released with the last one. */
+  release(): void;
+}
+
+interface Shared {
+  readonly taking: Promise<Deno.FsFile>;
+  holders: number;
+}
+
+/** Locks held (or being taken) by this process, by lock file path. */
+const held = new Map<string, Shared>();
+
+/**
+ * Takes the writer lock of the conversation whose folder is `dir`.
+ *
+ * @param dir the conversation's folder (it must exist)
+ * @param id the conversation id, for the error message
+ * @throws {SpillwayError} `conversation_locked` when another process holds it
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { lockConversation } from "./conversation_lock.ts";
+ * const dir = await Deno.makeTempDir();
+ * const lock = await lockConversation(dir, "c1");
+ * const again = await lockConversation(dir, "c1"); // same process: shared
+ * again.release();
+ * lock.release();
+ * await Deno.remove(dir, { recursive: true });
+ * assert.ok(true);
+ * ```
+ */
+export async function lockConversation(dir: string, id: string): Promise<ConversationLock> {
+  const path = join(dir, LOCK_FILE);
+  let shared = held.get(path);
+  if (shared === undefined) {
+    shared = { taking: take(path, id), holders: 0 };
+    held.set(path, shared);
+  }
+  // Counted before waiting, so a release meanwhile does not close the file.
+  shared.holders++;
+  const mine = shared;
+  const forget = () => {
+    mine.holders--;
+    if (mine.holders > 0) return false;
+    if (held.get(path) === mine) held.delete(path);
+    return true;
+  };
+  let file: Deno.FsFile;
+  try {
+    file = await mine.taking;
+  } catch (error) {
+    forget();
+    throw error;
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      // Closing the file releases the lock. The file stays: removing it would
+      // let a waiting writer lock a file the next one no longer sees.
+      if (forget()) file.close();
+    },
+  };
+}
+
+async function take(path: string, id: string): Promise<Deno.FsFile> {
+  const file = await Deno.open(path, { read: true, write: true, create: true });
+  try {
+    if (!await file.tryLock(true)) throw await lockedError(path, id);
+    // Who holds it, for the message a second writer prints.
+    await file.truncate(0);
+    const note = new TextEncoder().encode(`${Deno.pid} ${new Date().toISOString()}\n`);
+    for (let offset = 0; offset < note.length;) offset += await file.write(note.subarray(offset));
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  return file;
+}
+
+async function lockedError(path: string, id: string): Promise<SpillwayError> {
+  const holder = (await Deno.readTextFile(path).catch(() => "")).trim().split(" ");
+  const pid = holder[0] !== undefined && /^\d+$/.test(holder[0]) ? holder[0] : undefined;
+  const since = holder[1];
+  const who = pid === undefined
+    ? "another process"
+    : `another process (pid ${pid}${since === undefined ? "" : `, since ${since}`})`;
+  return new SpillwayError(
+    "conversation_locked",
+    `conversation ${id} is open in ${who}: nothing was changed; ` +
+      `try again when that process has finished`,
+    { conversation: id, path, ...(pid === undefined ? {} : { pid: Number(pid) }) },
+  );
+}

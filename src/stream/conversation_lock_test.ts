@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import { FileStreamStore } from "./file_stream_store.ts";
+
+const STORE_URL = new URL("./file_stream_store.ts", import.meta.url).href;
+
+/** A child process that opens conversation `id` under `root` and holds it until killed. */
+async function holder(root: string, id: string): Promise<Deno.ChildProcess> {
+  const code = `
+    import { FileStreamStore } from ${JSON.stringify(STORE_URL)};
+    await new FileStreamStore(${JSON.stringify(root)}).open(${JSON.stringify(id)});
+    console.log("holding");
+    setTimeout(() => {}, 1 << 30); // held until killed
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", code],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes("holding\n")) {
+    const { value, done } = await reader.read();
+    if (done) {
+      const why = await new Response(child.stderr).text();
+      await child.status;
+      throw new Error(`the holder exited before locking: ${why}`);
+    }
+    seen += value;
+  }
+  await reader.cancel();
+  await child.stderr.cancel();
+  return child;
+}
+
+Deno.test("a conversation open in another process is refused with its pid, and freed when that process dies", async () => {
+  const root = await Deno.makeTempDir();
+  const store = new FileStreamStore(root);
+  const first = await store.open("c1");
+  await first.append([{
+    type: "turn_start",
+    turn_id: "c1/1",
+    prompt: "hi",
+    at: "2026-11-30T00:00:00Z",
+  }]);
+  await first.flush();
+  await first.close();
+  const child = await holder(root, "c1");
+  try {
+    const refused = await store.open("c1").then(
+      () => assert.fail("expected the open to be refused"),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof SpillwayError);
+    assert.equal(refused.code, "conversation_locked");
+    assert.match(
+      refused.message,
+      new RegExp(
+        `^conversation c1 is open in another process \\(pid ${child.pid}, since \\d{4}-[^)]+\\): ` +
+          "nothing was changed; try again when that process has finished$",
+      ),
+    );
+    // Reading needs no lock, and the refused open changed nothing.
+    assert.equal((await store.read("c1")).events.length, 1);
+    // Another conversation is not affected.
+    await (await store.open("c2")).close();
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+  }
+  const again = await store.open("c1");
+  assert.equal((await again.load()).events.length, 1);
+  await again.close();
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("handles of one conversation in one process share the lock until the last closes", async () => {
+  const root = await Deno.makeTempDir();
+  const store = new FileStreamStore(root);
+  const [a, b] = await Promise.all([store.open("c1"), new FileStreamStore(root).open("c1")]);
+  await a.close();
+  // b still holds it: another process is refused.
+  const probe = await holder(root, "c1").then(
+    (child) => ({ child }),
+    (error: Error) => ({ error }),
+  );
+  assert.ok("error" in probe, "the second process should not get the lock");
+  assert.match(probe.error.message, /exited before locking: .*conversation c1 is open in another/);
+  await b.close();
+  const child = await holder(root, "c1");
+  child.kill("SIGKILL");
+  await child.status;
+  await Deno.remove(root, { recursive: true });
+});
