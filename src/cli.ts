@@ -11,6 +11,8 @@
 import type { Command } from "./commands/command.ts";
 import { type CommandIo, denoCommandIo } from "./commands/command_io.ts";
 import { configCheckCommand } from "./commands/config_check.ts";
+import { conversationLsCommand } from "./commands/conversation_ls.ts";
+import { conversationShowCommand } from "./commands/conversation_show.ts";
 import { inspectCommand } from "./commands/inspect.ts";
 import { queryCommand } from "./commands/query.ts";
 import { formatCommandList } from "./commands/_help.ts";
@@ -19,7 +21,13 @@ import { SpillwayError } from "./errors/spillway_error.ts";
 import { sanitizeForTerminal } from "./host/sanitize.ts";
 
 /** Every command, in the order `spillway --help` lists them. */
-export const COMMANDS: readonly Command[] = [queryCommand, configCheckCommand, inspectCommand];
+export const COMMANDS: readonly Command[] = [
+  queryCommand,
+  conversationLsCommand,
+  conversationShowCommand,
+  configCheckCommand,
+  inspectCommand,
+];
 
 /** Exit code for a bad command line. */
 export const EXIT_USAGE = 2;

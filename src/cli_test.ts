@@ -142,7 +142,7 @@ Deno.test("main() lists the commands for --help (exit 0) and for no command (exi
   const bare = captureCommandIo();
   assert.equal(await main([], bare), 2);
   assert.equal(bare.err(), help.out());
-  assert.match(bare.err(), /Commands:\n {2}query +run one turn.*\n {2}config check /);
+  assert.match(bare.err(), /Commands:\n {2}query +run one turn.*\n {2}conversation ls /);
   assert.equal(bare.out(), "");
 });
 
@@ -166,7 +166,7 @@ Deno.test("main() answers an unknown command with the list and exit 2 (golden)",
   assert.equal(await main(["frobnicate"], io), 2);
   assert.match(
     io.err(),
-    /^spillway: unknown command "frobnicate"\nCommands:\n {2}query .*\n {2}config check /,
+    /^spillway: unknown command "frobnicate"\nCommands:\n {2}query .*\n {2}conversation ls /,
   );
   assert.match(io.err(), /\nRun `spillway --help` for usage\.\n$/);
   const group = captureCommandIo();

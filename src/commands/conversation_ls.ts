@@ -1,0 +1,120 @@
+/**
+ * `spillway conversation ls`: one row per conversation of a workspace, with
+ * what tells a dead conversation from a healthy one: its size, its largest
+ * tool response, and how many responses the model would still be sent over
+ * today's `size_threshold`. Reads the logs without locking them, so it works
+ * while a turn is running.
+ *
+ * @module
+ */
+
+import { ByteSize } from "../size/byte_size.ts";
+import { plural } from "../host/plural.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
+import type { Command } from "./command.ts";
+import type { CommandIo } from "./command_io.ts";
+import { CONFIG_FLAGS } from "./_common_flags.ts";
+import { loadConfigOrReport } from "./_config_problems.ts";
+import { type ConversationSummary, summarizeConversation } from "./_conversation_summary.ts";
+import type { ParsedFlags } from "./_flags.ts";
+import { formatTable } from "./_table.ts";
+import { workspaceOf } from "./_workspace.ts";
+
+/** `spillway conversation ls`. */
+export const conversationLsCommand: Command = {
+  name: "conversation ls",
+  summary: "list the conversations of a workspace, with their sizes",
+  usage:
+    "spillway conversation ls [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--json]",
+  description: `Lists the conversations of the workspace, oldest first: when each started,
+its turns, events and size, its largest tool response, how many responses
+the model would still be sent over today's size_threshold (compactions
+applied), and the total size of its full-result files.
+
+A conversation with responses over the threshold can be repaired with
+\`spillway conversation compact --tools=cap ID\` (or --tools=strip-responses).
+With --json, prints the same facts (exact byte counts) as one JSON object.`,
+  flags: [
+    ...CONFIG_FLAGS,
+    { name: "json", kind: "boolean", help: "print JSON instead of a table" },
+  ],
+  run,
+};
+
+async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
+  const config = await loadConfigOrReport(flags, io);
+  if (config === undefined) return 1;
+  const workspace = workspaceOf(flags, io);
+  const summaries: ConversationSummary[] = [];
+  let failed = false;
+  for (const id of await workspace.conversations.list()) {
+    try {
+      summaries.push(await summarizeConversation(workspace, id, config));
+    } catch (error) {
+      failed = true;
+      io.stderr(`spillway conversation ls: ${(error as Error).message}\n`);
+    }
+  }
+  for (const summary of summaries) {
+    for (const warning of summary.warnings) io.stderr(`warning: ${summary.id}: ${warning}\n`);
+  }
+  const where = workspace.shown(workspace.conversations.root);
+  io.stdout(flags.boolean("json") ? asJson(summaries, where) : asTable(summaries, where));
+  return failed ? 1 : 0;
+}
+
+/** The table and the line under it. */
+export function asTable(summaries: readonly ConversationSummary[], where: string): string {
+  if (summaries.length === 0) return `No conversations in ${where}.\n`;
+  const size = (bytes: number) => ByteSize.fromBytes(bytes).human();
+  const rows = [[
+    "ID",
+    "STARTED (UTC)",
+    "TURNS",
+    "EVENTS",
+    "SIZE",
+    "LARGEST RESPONSE",
+    "OVER THRESHOLD",
+    "FULL RESULTS",
+  ]];
+  for (const s of summaries) {
+    rows.push([
+      s.id,
+      s.started === undefined ? "-" : s.started.slice(0, 16).replace("T", " "),
+      String(s.turns),
+      String(s.events),
+      size(s.bytes),
+      s.largest === undefined
+        ? "-"
+        : `${size(s.largest.bytes)} ${sanitizeForTerminal(s.largest.tool || "?")}`,
+      s.overThreshold === 0 ? "no" : `yes (${s.overThreshold})`,
+      s.results.files === 0 ? "-" : `${size(s.results.bytes)} (${plural(s.results.files, "file")})`,
+    ]);
+  }
+  const over = summaries.filter((s) => s.overThreshold > 0);
+  let footer = `${plural(summaries.length, "conversation")} in ${where}.\n`;
+  if (over.length > 0) {
+    footer +=
+      `${plural(over.length, "conversation")} still ${
+        over.length === 1 ? "sends" : "send"
+      } the model responses over today's size_threshold; repair with:\n` +
+      `  deno task spillway conversation compact --tools=cap ${over.map((s) => s.id).join(" ")}\n`;
+  }
+  return formatTable(rows) + "\n" + footer;
+}
+
+function asJson(summaries: readonly ConversationSummary[], where: string): string {
+  const conversations = summaries.map((s) => ({
+    id: s.id,
+    location: s.location,
+    started: s.started ?? null,
+    turns: s.turns,
+    events: s.events,
+    bytes: s.bytes,
+    largest_response: s.largest ?? null,
+    responses_over_threshold: s.overThreshold,
+    full_results: s.results,
+    warnings: s.warnings,
+  }));
+  return JSON.stringify({ conversations_dir: where, conversations }, null, 2) + "\n";
+}
