@@ -163,7 +163,7 @@ function formatCall(call: TranscriptCall): string {
   const args = call.arguments === undefined
     ? ""
     : ` ${boundLine(sanitizeForTerminal(JSON.stringify(call.arguments)), ARGUMENTS_SHOWN_BYTES)}`;
-  let out = `  ▸ ${sanitizeForTerminal(call.tool || "?")}${args}  (${
+  const out = `  ▸ ${sanitizeForTerminal(call.tool || "?")}${args}  (${
     sanitizeForTerminal(call.id)
   })\n`;
   const response = call.response;
