@@ -1,44 +1,45 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { capText, utf8Length } from "../size/cap_text.ts";
+import { withTestSeed } from "../testing/seed.ts";
 import { recut } from "./_recut.ts";
 
-const SEED = Number(Deno.env.get("SPILLWAY_SEED") ?? "20261130");
 const MARKERS = /\n\.\.\. \[truncated, /g;
 
-Deno.test("recut() cuts a recorded cut again: one marker, the original size, within the cap", () => {
-  let recutMarked = 0;
-  fc.assert(
-    fc.property(
-      fc.oneof(
-        fc.string({ unit: "binary", minLength: 2000, maxLength: 20_000, size: "max" }),
-        fc.integer({ min: 2000, max: 300_000 }).map((n) => "é🙂x".repeat(n / 6)),
+Deno.test("recut() cuts a recorded cut again: one marker, the original size, within the cap", () =>
+  withTestSeed((seed) => {
+    let recutMarked = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary", minLength: 2000, maxLength: 20_000, size: "max" }),
+          fc.integer({ min: 2000, max: 300_000 }).map((n) => "é🙂x".repeat(n / 6)),
+        ),
+        fc.integer({ min: 1100, max: 200_000 }),
+        fc.integer({ min: 100, max: 200_000 }),
+        (original, firstCap, secondCap) => {
+          const recorded = capText(original, firstCap);
+          const again = recut(recorded.text, secondCap);
+          if (recorded.bytes <= secondCap) {
+            assert.equal(again, recorded.text); // fits: the same string
+            return;
+          }
+          assert.ok(utf8Length(again) <= secondCap, `${utf8Length(again)} > ${secondCap}`);
+          const markers = again.match(MARKERS)?.length ?? 0;
+          if (recorded.truncated && secondCap >= 40) {
+            recutMarked++;
+            assert.equal(markers, 1, again.slice(-80));
+            const named = /truncated, ([^→]+) →/.exec(recorded.text.slice(-80))?.[1];
+            assert.ok(again.endsWith(`]`) && again.includes(`[truncated, ${named} → `));
+            assert.ok(recorded.text.startsWith(again.slice(0, again.lastIndexOf("\n... ["))));
+          }
+          assert.equal(recut(again, secondCap), again); // idempotent
+        },
       ),
-      fc.integer({ min: 1100, max: 200_000 }),
-      fc.integer({ min: 100, max: 200_000 }),
-      (original, firstCap, secondCap) => {
-        const recorded = capText(original, firstCap);
-        const again = recut(recorded.text, secondCap);
-        if (recorded.bytes <= secondCap) {
-          assert.equal(again, recorded.text); // fits: the same string
-          return;
-        }
-        assert.ok(utf8Length(again) <= secondCap, `${utf8Length(again)} > ${secondCap}`);
-        const markers = again.match(MARKERS)?.length ?? 0;
-        if (recorded.truncated && secondCap >= 40) {
-          recutMarked++;
-          assert.equal(markers, 1, again.slice(-80));
-          const named = /truncated, ([^→]+) →/.exec(recorded.text.slice(-80))?.[1];
-          assert.ok(again.endsWith(`]`) && again.includes(`[truncated, ${named} → `));
-          assert.ok(recorded.text.startsWith(again.slice(0, again.lastIndexOf("\n... ["))));
-        }
-        assert.equal(recut(again, secondCap), again); // idempotent
-      },
-    ),
-    { seed: SEED, numRuns: 300 },
-  );
-  assert.ok(recutMarked >= 50, `only ${recutMarked} cases re-cut a marked text`);
-});
+      { seed, numRuns: 300 },
+    );
+    assert.ok(recutMarked >= 50, `only ${recutMarked} cases re-cut a marked text`);
+  }));
 
 Deno.test("recut() of a text without a marker is capText's cut", () => {
   const text = "a".repeat(5000);
