@@ -15,7 +15,8 @@
 
 export { ByteSize } from "./size/byte_size.ts";
 export { MIN_SIZE_THRESHOLD_BYTES, SizeThreshold } from "./size/size_threshold.ts";
-export { capText, type CapTextResult } from "./size/cap_text.ts";
+export { capText, type CapTextOptions, type CapTextResult } from "./size/cap_text.ts";
+export type { Truncation, TruncationStrategy } from "./size/truncation.ts";
 
 export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
 export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";

@@ -26,6 +26,8 @@ import { printConfigProblems } from "./_config_problems.ts";
 /** Keys shown for every tool; the rest appear when set, or always under `-v`. */
 const ALWAYS_SHOWN: readonly ToolConfigKey[] = ["run", "result", "size_threshold"];
 const SHOWN_WHEN_SET: readonly ToolConfigKey[] = [
+  "truncation",
+  "truncation_split",
   "cancellation_response",
   "style.inline_results",
   "style.results_file_link",
@@ -157,6 +159,12 @@ function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
     case "size_threshold": {
       const text = tool.sizeThreshold().toString();
       return /^\d+$/.test(text) ? `${text} bytes` : text;
+    }
+    case "truncation":
+      return tool.truncation().strategy;
+    case "truncation_split": {
+      const head = tool.truncation().headPercent;
+      return `${head}/${100 - head}`;
     }
     case "style.inline_results": {
       const lines = tool.inlineResults();

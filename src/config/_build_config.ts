@@ -10,6 +10,7 @@
 import { parse, TomlError } from "smol-toml";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
+import { DEFAULT_HEAD_PERCENT, parseTruncationSplit } from "../size/truncation.ts";
 import { BUILTIN_TOOL_DEFAULTS } from "./builtin_defaults.ts";
 import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
@@ -116,6 +117,10 @@ function defaultsLayer(): ConfigLayer {
     run: value(BUILTIN_TOOL_DEFAULTS.run),
     result: value(BUILTIN_TOOL_DEFAULTS.result),
     size_threshold: value(SizeThreshold.parse(BUILTIN_TOOL_DEFAULTS.size_threshold)),
+    truncation: value(BUILTIN_TOOL_DEFAULTS.truncation),
+    truncation_split: value(
+      parseTruncationSplit(BUILTIN_TOOL_DEFAULTS.truncation_split) ?? DEFAULT_HEAD_PERCENT,
+    ),
     cancellation_response: value(BUILTIN_TOOL_DEFAULTS.cancellation_response),
     timeout: value(BUILTIN_TOOL_DEFAULTS.timeout),
     "style.inline_results": value(BUILTIN_TOOL_DEFAULTS["style.inline_results"]),

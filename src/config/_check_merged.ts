@@ -55,8 +55,20 @@ function checkTools(merged: ConfigLayer): string[] {
   const errors: string[] = [];
   const rejected = (name: string, key: string) =>
     merged.invalid.has(pathKey(["conversation", "tools", name, key]));
+  const star = merged.tools.get("*");
   for (const [name, settings] of merged.tools) {
     const key = (k: string) => formatKeyPath(["conversation", "tools", name, k]);
+    const split = settings.truncation_split;
+    const truncation = settings.truncation ?? star?.truncation;
+    if (name !== "*" && split !== undefined && !rejected(name, "truncation")) {
+      const strategy = truncation?.value ?? "head";
+      if (strategy !== "head_tail") {
+        errors.push(
+          `${split.at}: ${key("truncation_split")} is only used with truncation = "head_tail" ` +
+            `(truncation is "${strategy}")`,
+        );
+      }
+    }
     const { source, command } = settings;
     if (rejected(name, "source") || rejected(name, "command")) continue;
     const ref = source === undefined ? undefined : parseToolSourceRef(source.value, name);

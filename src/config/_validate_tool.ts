@@ -8,6 +8,7 @@
 
 import { ByteSize } from "../size/byte_size.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
+import { parseTruncationSplit, TRUNCATION_STRATEGIES } from "../size/truncation.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { MutableToolSettings } from "./_layer.ts";
 import { assignment, isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
@@ -28,6 +29,8 @@ export const TOOL_KEYS = [
   "run",
   "result",
   "size_threshold",
+  "truncation",
+  "truncation_split",
   "cancellation_response",
   "style",
   "description",
@@ -44,6 +47,8 @@ const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 const COMMAND_EXAMPLE = 'e.g. ["cargo", "test"]';
 const SIZE_EXPECTED = 'a size such as "256KB" or "1MB", a byte count, or "unlimited"';
 const INLINE_EXPECTED = '"off", "full", or a number of lines such as 10';
+const SPLIT_EXPECTED = "the head's and the tail's percent of the kept bytes as \"HEAD/TAIL\", " +
+  'adding up to 100, e.g. "50/50" or "20/80"';
 
 /** Validates `table` as the tool `name` and stores what is valid in `ctx.layer`. */
 export function validateTool(ctx: LayerContext, name: string, table: unknown): void {
@@ -81,6 +86,12 @@ export function validateTool(ctx: LayerContext, name: string, table: unknown): v
         break;
       case "size_threshold":
         put(settings, "size_threshold", sizeThreshold(ctx, path, value));
+        break;
+      case "truncation":
+        put(settings, "truncation", ctx.oneOf(path, value, TRUNCATION_STRATEGIES));
+        break;
+      case "truncation_split":
+        put(settings, "truncation_split", truncationSplit(ctx, path, value));
         break;
       case "cancellation_response":
         put(settings, "cancellation_response", ctx.string(path, value));
@@ -168,6 +179,17 @@ function sizeThreshold(
         'use "unlimited" for no limit, or result = "skip" for no result at all',
     );
   }
+}
+
+function truncationSplit(
+  ctx: LayerContext,
+  path: string[],
+  value: unknown,
+): ConfigValue<number> | undefined {
+  if (typeof value !== "string") return ctx.wrongType(path, value, `a string: ${SPLIT_EXPECTED}`);
+  const head = parseTruncationSplit(value);
+  if (head === undefined) return ctx.notValid(path, value, SPLIT_EXPECTED);
+  return ctx.value(path, head);
 }
 
 function style(

@@ -28,6 +28,8 @@ export const BUILTIN_TOOL_DEFAULTS = {
   run: "unattended",
   result: "unattended",
   size_threshold: "256KB",
+  truncation: "head",
+  truncation_split: "50/50",
   cancellation_response: DEFAULT_CANCELLATION_RESPONSE,
   timeout: DEFAULT_LOCAL_TOOL_TIMEOUT_SECONDS,
   "style.inline_results": 10,

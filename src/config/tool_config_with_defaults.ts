@@ -8,6 +8,7 @@
  */
 
 import { SizeThreshold } from "../size/size_threshold.ts";
+import { DEFAULT_HEAD_PERCENT, parseTruncationSplit, type Truncation } from "../size/truncation.ts";
 import { BUILTIN_TOOL_DEFAULTS } from "./builtin_defaults.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -66,6 +67,18 @@ export class ToolConfigWithDefaults {
   sizeThreshold(): SizeThreshold {
     return this.#pick("size_threshold")?.value ??
       SizeThreshold.parse(BUILTIN_TOOL_DEFAULTS.size_threshold);
+  }
+
+  /**
+   * Which end(s) of a response a cut keeps (`truncation`), with the head's
+   * share of the kept bytes under `head_tail` (`truncation_split`).
+   */
+  truncation(): Truncation {
+    return {
+      strategy: this.#pick("truncation")?.value ?? BUILTIN_TOOL_DEFAULTS.truncation,
+      headPercent: this.#pick("truncation_split")?.value ??
+        parseTruncationSplit(BUILTIN_TOOL_DEFAULTS.truncation_split) ?? DEFAULT_HEAD_PERCENT,
+    };
   }
 
   /** Whether calls run unattended, after asking, after editing, or are skipped. */

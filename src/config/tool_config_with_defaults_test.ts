@@ -88,5 +88,27 @@ Deno.test("ToolConfigWithDefaults built without any layer gives the built-in def
   assert.equal(tool.resultsFileLink(), "osc8");
   assert.equal(tool.cancellationResponse(), "The user cancelled this tool call.");
   assert.equal(tool.timeoutMs(), 120_000);
+  assert.deepEqual(tool.truncation(), { strategy: "head", headPercent: 50 });
   assert.equal(tool.origin("run"), "default");
+});
+
+Deno.test("ToolConfigWithDefaults.truncation() resolves the strategy and the split separately", () => {
+  const config = parseConfig(`
+[conversation.tools.'*']
+truncation_split = "30/70"
+[conversation.tools.tests]
+truncation = "tail"
+[conversation.tools.report]
+truncation = "head_tail"
+[conversation.tools.log]
+truncation = "head_tail"
+truncation_split = "10/90"
+`);
+  assert.deepEqual(config.tool("unlisted").truncation(), { strategy: "head", headPercent: 30 });
+  assert.deepEqual(config.tool("tests").truncation(), { strategy: "tail", headPercent: 30 });
+  assert.deepEqual(config.tool("report").truncation(), { strategy: "head_tail", headPercent: 30 });
+  assert.deepEqual(config.tool("log").truncation(), { strategy: "head_tail", headPercent: 10 });
+  assert.equal(config.tool("report").origin("truncation_split"), "<inline>");
+  assert.equal(config.tool("tests").origin("truncation_split"), "<inline>");
+  assert.equal(new ToolConfigWithDefaults("x", undefined, {}).origin("truncation"), "default");
 });

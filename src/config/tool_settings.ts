@@ -7,6 +7,7 @@
  */
 
 import type { SizeThreshold } from "../size/size_threshold.ts";
+import type { TruncationStrategy } from "../size/truncation.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { InlineResults, ResultMode, ResultsFileLink, RunMode } from "./tool_vocabulary.ts";
 
@@ -24,6 +25,10 @@ export interface ToolSettings {
   readonly result?: ConfigValue<ResultMode>;
   /** `size_threshold`. */
   readonly size_threshold?: ConfigValue<SizeThreshold>;
+  /** `truncation`: which end(s) a cut keeps. */
+  readonly truncation?: ConfigValue<TruncationStrategy>;
+  /** `truncation_split`: the head's percent of the kept bytes under `head_tail`. */
+  readonly truncation_split?: ConfigValue<number>;
   /** `cancellation_response`. */
   readonly cancellation_response?: ConfigValue<string>;
   /** `style.inline_results`. */

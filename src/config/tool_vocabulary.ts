@@ -54,6 +54,8 @@ export type ToolConfigKey =
   | "run"
   | "result"
   | "size_threshold"
+  | "truncation"
+  | "truncation_split"
   | "cancellation_response"
   | "style.inline_results"
   | "style.results_file_link"

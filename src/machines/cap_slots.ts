@@ -1,5 +1,6 @@
 /**
- * The phase end: every slot capped with its own tool's `size_threshold`, in
+ * The phase end: every slot capped with its own tool's `size_threshold` (and
+ * cut the way its `truncation` says, which the batch ceiling follows too), in
  * one place, after every result prompt (so it sees what a person pasted into
  * the editor). Run by the phase's `capSlots` actor.
  *
@@ -46,7 +47,8 @@ export function capSlots({ calls, slots, policies }: CapSlotsInput): ExecutionRe
     const entry = calls[position] as IndexedCall;
     const policy = policies[position] as ToolPolicy;
     if (slot === undefined) throw new Error(`phase end reached with slot ${entry.index} unwritten`);
-    const { review, notice } = capReview(slot, policy.sizeThreshold);
+    const { truncation } = policy;
+    const { review, notice } = capReview(slot, policy.sizeThreshold, { truncation });
     capped.push({ index: entry.index, review });
     if (notice !== undefined) notices.push(notice);
   }

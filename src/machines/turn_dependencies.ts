@@ -9,6 +9,7 @@
 
 import type { NoticeFact } from "../review/notice.ts";
 import type { SizeThreshold } from "../size/size_threshold.ts";
+import type { Truncation } from "../size/truncation.ts";
 
 /** How a tool's calls run (`run`) and how their results are handled (`result`). */
 export type PolicyMode = "unattended" | "ask" | "edit" | "skip";
@@ -21,6 +22,8 @@ export interface ToolPolicy {
   readonly run: PolicyMode;
   /** The per-tool cap applied at phase end. */
   readonly sizeThreshold: SizeThreshold;
+  /** Which end(s) both caps keep when they cut this tool's responses; the head when absent. */
+  readonly truncation?: Truncation;
   /** Recorded (as an error response) when the user cancels the call. */
   readonly cancellationResponse: string;
 }

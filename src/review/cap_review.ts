@@ -1,20 +1,31 @@
 /**
  * The per-tool cap, applied once per slot when a phase ends, after result
- * prompts (so it sees what a user pasted into the editor).
+ * prompts (so it sees what a user pasted into the editor). It also settles
+ * how the response is cut should the batch ceiling cut it later: with its
+ * tool's truncation strategy.
  *
  * @module
  */
 
 import { utf8Length } from "../size/cap_text.ts";
 import type { SizeThreshold } from "../size/size_threshold.ts";
+import type { Truncation } from "../size/truncation.ts";
 import { cutReview } from "./cut_review.ts";
 import type { NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
 
+/** How {@linkcode capReview} cuts. */
+export interface CapReviewOptions {
+  /** The tool's truncation strategy; default: keep the head. */
+  readonly truncation?: Truncation | undefined;
+}
+
 /**
- * Caps a review at its tool's `size_threshold`. A review that fits, or an
- * unlimited threshold, comes back as is; a cut yields a replaced review and
- * the facts of its notice (cause `size_threshold`).
+ * Caps a review at its tool's `size_threshold`, keeping the end(s) its
+ * `truncation` names. A review that fits, or an unlimited threshold, keeps
+ * its content; a cut yields a replaced review and the facts of its notice
+ * (cause `size_threshold`). Under a strategy other than the head, the
+ * returned review carries it, so that the batch ceiling cuts the same way.
  *
  * @example
  * ```ts
@@ -22,20 +33,33 @@ import type { Review } from "./review.ts";
  * import { capReview } from "./cap_review.ts";
  * import { acceptedReview } from "./review.ts";
  * import { SizeThreshold } from "../size/size_threshold.ts";
- * const review = acceptedReview("t", { id: "c1", content: "y".repeat(5000), isError: false });
- * const { review: capped, notice } = capReview(review, SizeThreshold.parse("1KB"));
+ * const review = acceptedReview("t", { id: "c1", content: "y".repeat(5000) + "end", isError: false });
+ * const { review: capped, notice } = capReview(review, SizeThreshold.parse("1KB"), {
+ *   truncation: { strategy: "tail", headPercent: 50 },
+ * });
  * assert.equal(capped.status, "replaced");
+ * assert.ok(capped.response.content.endsWith("yyyend"));
  * assert.equal(notice?.cause, "size_threshold");
  * ```
  */
 export function capReview(
   review: Review,
   threshold: SizeThreshold,
+  options: CapReviewOptions = {},
 ): { review: Review; notice?: NoticeFact } {
+  const settled = options.truncation === undefined ? review : settle(review, options.truncation);
   const limit = threshold.bytes;
-  if (limit === undefined) return { review };
+  if (limit === undefined) return { review: settled };
   // Measured on what the review carries now: an earlier cut that fits stays;
   // a recut starts from the uncut text inside cutReview.
-  if (utf8Length(review.response.content) <= limit.bytes) return { review };
-  return cutReview(review, limit.bytes, "size_threshold");
+  if (utf8Length(review.response.content) <= limit.bytes) return { review: settled };
+  return cutReview(settled, limit.bytes, "size_threshold");
+}
+
+/** `review` set to be cut with `truncation` (the head is the absence of a strategy). */
+function settle(review: Review, truncation: Truncation): Review {
+  if (truncation.strategy !== "head") return { ...review, truncation };
+  if (review.truncation === undefined) return review;
+  const { truncation: _dropped, ...rest } = review;
+  return rest;
 }

@@ -1,7 +1,8 @@
 /**
  * Cutting one review to a byte limit, shared by both caps: the cut always
- * starts from the text before any cut, so a response never carries two
- * markers and its marker names the original size.
+ * starts from the text before any cut and uses the review's own truncation
+ * strategy, so a response never carries two markers, its marker names the
+ * original size, and both caps keep the same end(s) of it.
  *
  * @module
  */
@@ -11,8 +12,9 @@ import type { NoticeCause, NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
 
 /**
- * Cuts `review` to `capBytes` from its uncut text. The result is a replaced
- * review whose non-text content is dropped with the tail.
+ * Cuts `review` to `capBytes` from its uncut text, with its truncation
+ * strategy. The result is a replaced review whose non-text content is
+ * dropped with the rest of the cut.
  */
 export function cutReview(
   review: Review,
@@ -20,15 +22,18 @@ export function cutReview(
   cause: NoticeCause,
 ): { review: Review; notice: NoticeFact } {
   const uncut = review.uncut ?? review.response.content;
-  const cut = capText(uncut, capBytes);
+  const cut = capText(uncut, capBytes, review.truncation);
   const { id, isError } = review.response;
+  const replaced: Review = {
+    status: "replaced",
+    tool: review.tool,
+    response: { id, content: cut.text, isError },
+    uncut,
+  };
   return {
-    review: {
-      status: "replaced",
-      tool: review.tool,
-      response: { id, content: cut.text, isError },
-      uncut,
-    },
+    review: review.truncation === undefined
+      ? replaced
+      : { ...replaced, truncation: review.truncation },
     notice: { tool: review.tool, callId: id, originalBytes: cut.originalBytes, capBytes, cause },
   };
 }

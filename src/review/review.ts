@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Truncation } from "../size/truncation.ts";
 import type { ToolCallResponse } from "./tool_call_response.ts";
 
 /** `accepted`: the offered content as is. `replaced`: the Host changed it. */
@@ -26,6 +27,12 @@ export interface Review {
    * Later cuts start from it, and markers name its size.
    */
   readonly uncut?: string;
+  /**
+   * How a cap cuts this response: its tool's `truncation`, set at the phase
+   * end so that the batch ceiling cuts with it too. The head when absent
+   * (responses the Host wrote itself before any tool ran).
+   */
+  readonly truncation?: Truncation;
 }
 
 /** The offered response, unchanged. */

@@ -2,7 +2,8 @@
  * The batch ceiling, spent largest first: find the highest level L such that
  * Σ min(size_i, L) fits the budget; every response larger than L is cut to
  * at most L bytes (marker included) and the rest stay whole, so one
- * oversized response never starves its siblings.
+ * oversized response never starves its siblings. Each cut keeps the end(s)
+ * its own tool's truncation strategy names.
  *
  * @module
  */
@@ -31,8 +32,9 @@ export function waterLevel(sizes: readonly number[], budget: number): number {
 
 /**
  * Spends `budget` bytes across a batch of reviews, largest first. Responses
- * already cut by their threshold are re-cut from their uncut text. The total
- * of the results never exceeds the budget.
+ * already cut by their threshold are re-cut from their uncut text, each with
+ * its review's truncation strategy. The total of the results never exceeds
+ * the budget.
  *
  * @param reviews the batch in call-index order (pre-resolved responses included)
  * @param budget the byte budget; defaults to {@linkcode MAX_TOOL_RESPONSE_BATCH_BYTES}

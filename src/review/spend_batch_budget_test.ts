@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
+import { capText, truncationMarker } from "../size/cap_text.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
+import type { Truncation, TruncationStrategy } from "../size/truncation.ts";
+import { textOfAbout } from "../testing/arbitrary_text.ts";
+import { withTestSeed } from "../testing/seed.ts";
 import { capReview } from "./cap_review.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./max_tool_response_batch_bytes.ts";
 import { formatNotice } from "./notice.ts";
@@ -79,35 +83,135 @@ Deno.test("spendBatchBudget() holds for thousands of calls", () => {
   assert.equal(notices.length, 5000);
 });
 
-Deno.test("spendBatchBudget() never exceeds the budget (property)", () => {
-  const content = fc.oneof(
-    fc.string({ unit: "binary", maxLength: 400 }),
-    fc.integer({ min: 0, max: 5000 }).map((n) => "m".repeat(n)),
-    fc.constant(""),
-  );
-  fc.assert(
-    fc.property(
-      fc.array(content, { maxLength: 60 }),
-      fc.integer({ min: 0, max: 20_000 }),
-      fc.boolean(),
-      (contents, budget, precap) => {
-        let batch = contents.map((c, i) => review("t", `c${i}`, c));
-        if (precap) batch = batch.map((r) => capReview(r, SizeThreshold.parse("1KB")).review);
+Deno.test("spendBatchBudget() cuts each response with its own tool's strategy", () => {
+  const tests = "test t ... ok\n".repeat(200_000) + "test result: ok. 200000 passed";
+  const report = "# Report\n" + "row\n".repeat(400_000) + "## Summary: 3 regressions";
+  const tail = capReview(review("cargo_test", "1", tests), SizeThreshold.UNLIMITED, {
+    truncation: { strategy: "tail", headPercent: 50 },
+  }).review;
+  const both = capReview(review("report", "2", report), SizeThreshold.UNLIMITED, {
+    truncation: { strategy: "head_tail", headPercent: 50 },
+  }).review;
+  const { reviews, notices } = spendBatchBudget([tail, both]);
+  assert.equal(notices.length, 2);
+  const [testsCut, reportCut] = reviews.map((r) => r.response.content) as [string, string];
+  assert.ok(testsCut.startsWith("... [truncated, 2.6 MB → 1.0 MB]\n"), testsCut.slice(0, 50));
+  assert.ok(testsCut.endsWith("test result: ok. 200000 passed"));
+  assert.ok(reportCut.startsWith("# Report\nrow\n"));
+  assert.ok(reportCut.includes("\n... [truncated, 1.5 MB → 1.0 MB]\n"));
+  assert.ok(reportCut.endsWith("## Summary: 3 regressions"));
+  assert.ok(total(reviews) <= MAX_TOOL_RESPONSE_BATCH_BYTES);
+});
+
+const KB = 1024;
+const MB = 1024 * KB;
+const strategy = fc.constantFrom<TruncationStrategy>("head", "tail", "head_tail");
+const truncation: fc.Arbitrary<Truncation> = fc.record({
+  strategy,
+  headPercent: fc.integer({ min: 1, max: 99 }),
+});
+// Mostly small responses, some medium, a few of several MB.
+const size = fc.oneof(
+  { weight: 12, arbitrary: fc.integer({ min: 0, max: 4 * KB }) },
+  { weight: 6, arbitrary: fc.integer({ min: 4 * KB, max: 256 * KB }) },
+  { weight: 1, arbitrary: fc.integer({ min: 256 * KB, max: 6 * MB }) },
+);
+const entry = fc.record({
+  text: size.chain(textOfAbout).map((generated) => generated.text),
+  truncation,
+  // A threshold cut before the ceiling (as the phase end does), or none.
+  precut: fc.option(fc.integer({ min: 1 * KB, max: 1 * MB }), { freq: 4 }),
+});
+const batchCase = fc.record({
+  entries: fc.oneof(
+    fc.array(entry, { maxLength: 12 }),
+    fc.array(entry, { minLength: 100, maxLength: 400 }),
+  ),
+  budget: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(MAX_TOOL_RESPONSE_BATCH_BYTES) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 4 * MB }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 16 * KB }) },
+  ),
+});
+
+Deno.test("spendBatchBudget() properties: fits, spares what fits its share, one share for every cut, largest first, fills the budget", async () => {
+  const runs = 100;
+  const reached = { cut: 0, hundreds: 0, recut: 0, mixed: 0, spared: 0, tiny: 0 };
+  await withTestSeed((seed) => {
+    fc.assert(
+      fc.property(batchCase, ({ entries, budget }) => {
+        const batch = entries.map(({ text, truncation, precut }, i) => {
+          const r = review(`tool${i % 7}`, `c${i}`, text);
+          if (precut === null) return capReview(r, SizeThreshold.UNLIMITED, { truncation }).review;
+          return capReview(r, SizeThreshold.parse(precut), { truncation }).review;
+        });
         const { reviews, notices } = spendBatchBudget(batch, budget);
-        assert.ok(total(reviews) <= budget, `${total(reviews)} > ${budget}`);
+        const sizes = batch.map((r) => bytesOf(r.response.content));
         assert.equal(reviews.length, batch.length);
+        assert.ok(total(reviews) <= budget, `${total(reviews)} > ${budget}`);
+        if (batch.length >= 100) reached.hundreds++;
+        if (notices.length === 0) {
+          assert.deepEqual(reviews, batch);
+          reviews.forEach((r, i) => assert.equal(r, batch[i]));
+          return;
+        }
+        reached.cut++;
+        const share = notices[0]!.capBytes;
+        assert.ok(notices.every((n) => n.capBytes === share), "cut responses got different shares");
+        if (share < 64) reached.tiny++;
+        const strategies = new Set<string>();
         let cuts = 0;
         reviews.forEach((r, i) => {
           const before = batch[i]!;
-          if (r !== before) {
-            cuts++;
-            assert.ok(r.response.content.split("[truncated").length <= 2, "two markers");
-            assert.equal(r.uncut, before.uncut ?? before.response.content);
+          if (sizes[i]! <= share) {
+            assert.equal(r, before, `response ${i} fits the share of ${share} but was changed`);
+            if (sizes[i]! > budget / batch.length) reached.spared++;
+            return;
+          }
+          // Larger than the share: cut to it, from the uncut text, with its own strategy.
+          const notice = notices[cuts++]!;
+          const uncut = before.uncut ?? before.response.content;
+          assert.equal(notice.callId, before.response.id);
+          assert.equal(notice.originalBytes, bytesOf(uncut));
+          assert.equal(r.uncut, uncut);
+          const content = r.response.content;
+          assert.ok(bytesOf(content) <= share);
+          assert.equal(content, capText(uncut, share, before.truncation).text);
+          if (before.uncut !== undefined) reached.recut++;
+          const kind = before.truncation?.strategy ?? "head";
+          strategies.add(kind);
+          const marker = truncationMarker(notice.originalBytes, share);
+          if (share >= bytesOf(marker) + 2) {
+            assert.equal(content.split(marker).length, 2, "not exactly one marker");
+            if (kind === "head") assert.ok(content.endsWith("\n" + marker));
+            if (kind === "tail") assert.ok(content.startsWith(marker + "\n"));
+            if (kind === "head_tail") assert.ok(content.includes("\n" + marker + "\n"));
           }
         });
         assert.equal(cuts, notices.length);
-      },
-    ),
-    { numRuns: 2000 },
+        if (strategies.size > 1) reached.mixed++;
+        // Filled: only the shares' rounding (under one byte per cut) and the cuts'
+        // character boundaries (under 4 bytes per cut) stay unspent.
+        const slack = 4 * notices.length;
+        assert.ok(total(reviews) >= budget - slack, `${total(reviews)} < ${budget} - ${slack}`);
+      }),
+      // Shrinking batches of several MB takes minutes; the seed replays a failure.
+      { seed, numRuns: runs, unbiased: true, endOnFailure: true },
+    );
+  });
+  console.log(
+    `spendBatchBudget property: ${reached.cut}/${runs} batches cut, ${reached.hundreds} of 100+ ` +
+      `responses, ${reached.recut} threshold cuts re-cut, ${reached.mixed} cut with mixed ` +
+      `strategies, ${reached.spared} responses over an equal share spared (largest first), ` +
+      `${reached.tiny} shares smaller than the marker`,
   );
+  assert.ok(reached.cut >= runs / 3, `only ${reached.cut} batches cut`);
+  assert.ok(reached.hundreds >= runs / 4, `only ${reached.hundreds} batches of 100+`);
+  assert.ok(reached.recut >= runs / 10, `only ${reached.recut} re-cuts`);
+  assert.ok(reached.mixed >= runs / 10, `only ${reached.mixed} batches with mixed strategies`);
+  assert.ok(
+    reached.spared >= runs / 5,
+    `only ${reached.spared} spared responses over an equal share`,
+  );
+  assert.ok(reached.tiny >= runs / 50, `only ${reached.tiny} shares smaller than the marker`);
 });

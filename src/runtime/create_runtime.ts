@@ -279,6 +279,7 @@ function cachedPolicies(config: SpillwayConfig): PolicyFor {
         run: tool.run(),
         result: tool.result(),
         sizeThreshold: tool.sizeThreshold(),
+        truncation: tool.truncation(),
         cancellationResponse: tool.cancellationResponse(),
       };
       cache.set(name, policy);

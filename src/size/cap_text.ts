@@ -1,14 +1,17 @@
 /**
- * The cut: keep the head of a text, at a UTF-8 character boundary, and
- * append the exact marker, so that the result (marker included) fits a byte
- * limit. It never encodes or copies the whole input: the UTF-8 length is
- * measured natively and only the head that is kept is encoded.
+ * The cut: keep the head, the tail, or both ends of a text, at UTF-8
+ * character boundaries, with the exact marker line, so that the result
+ * (marker included) fits a byte limit. It never encodes or copies the whole
+ * input: the UTF-8 length is measured natively and only the edges that are
+ * kept are encoded or walked.
  *
  * @module
  */
 
 import { Buffer } from "node:buffer";
 import { ByteSize } from "./byte_size.ts";
+import { longestHead, longestTail, NO_EDGE } from "./_utf8_edges.ts";
+import { DEFAULT_HEAD_PERCENT, type Truncation } from "./truncation.ts";
 
 /** What a cut produced. */
 export interface CapTextResult {
@@ -22,7 +25,8 @@ export interface CapTextResult {
   readonly bytes: number;
 }
 
-const encoder = new TextEncoder();
+/** How to cut; every field is optional. */
+export type CapTextOptions = Partial<Truncation>;
 
 /** UTF-8 length measured natively (lone surrogates count as U+FFFD, 3 bytes). */
 export function utf8Length(text: string): number {
@@ -30,26 +34,37 @@ export function utf8Length(text: string): number {
 }
 
 /**
- * The marker appended to a cut text, newline included:
- * `\n... [truncated, 623.0 KB → 256.0 KB]`.
+ * The marker line of a cut text, without a newline:
+ * `... [truncated, 623.0 KB → 256.0 KB]`.
  */
 export function truncationMarker(originalBytes: number, capBytes: number): string {
   const original = ByteSize.fromBytes(originalBytes).human();
   const cap = ByteSize.fromBytes(capBytes).human();
-  return `\n... [truncated, ${original} → ${cap}]`;
+  return `... [truncated, ${original} → ${cap}]`;
 }
 
 /**
  * Caps `text` at `capBytes` UTF-8 bytes, marker included. A text at or under
- * the limit comes back unchanged (the same string). A cut keeps the longest
- * head that fits (within 3 bytes of the limit) and never splits a code point
- * or a surrogate pair. Should the limit be smaller than the marker itself
+ * the limit comes back unchanged (the same string). With `M` the marker line,
+ * a cut text is laid out as
+ *
+ * - `head` (the default): `HEAD + "\n" + M`;
+ * - `tail`: `M + "\n" + TAIL`;
+ * - `head_tail`: `HEAD + "\n" + M + "\n" + TAIL`, the kept bytes split
+ *   `headPercent` / the rest (the tail also gets what the head's character
+ *   boundary left over).
+ *
+ * The kept parts fill the limit to within 3 bytes and never split a code
+ * point or a surrogate pair. Should the limit be smaller than the marker
  * (only possible for a tiny share of the batch ceiling), the text is as much
- * of the marker as fits.
+ * of the layout's marker part (`"\n" + M`, `M + "\n"`, `"\n" + M + "\n"`) as
+ * fits.
  *
  * @param text the response content
  * @param capBytes the limit in UTF-8 bytes, a non-negative integer
- * @throws {RangeError} when `capBytes` is not a non-negative safe integer
+ * @param options the strategy (default `head`) and the `head_tail` split (default 50)
+ * @throws {RangeError} when `capBytes` is not a non-negative safe integer, or
+ *   `headPercent` is not a whole number from 1 to 99
  *
  * @example
  * ```ts
@@ -60,36 +75,46 @@ export function truncationMarker(originalBytes: number, capBytes: number): strin
  * assert.ok(cut.bytes <= 1024);
  * assert.ok(cut.text.endsWith("\n... [truncated, 2.9 KB → 1.0 KB]"));
  * assert.equal(capText("short", 1024).text, "short");
+ * const tail = capText("x".repeat(3000) + "3 passed", 1024, { strategy: "tail" });
+ * assert.ok(tail.text.startsWith("... [truncated, 2.9 KB → 1.0 KB]\nxxx"));
+ * assert.ok(tail.text.endsWith("3 passed"));
  * ```
  */
-export function capText(text: string, capBytes: number): CapTextResult {
+export function capText(
+  text: string,
+  capBytes: number,
+  options: CapTextOptions = {},
+): CapTextResult {
   if (!Number.isSafeInteger(capBytes) || capBytes < 0) {
     throw new RangeError(`capBytes must be a non-negative whole number, got \`${capBytes}\``);
+  }
+  const strategy = options.strategy ?? "head";
+  const headPercent = options.headPercent ?? DEFAULT_HEAD_PERCENT;
+  if (!Number.isInteger(headPercent) || headPercent < 1 || headPercent > 99) {
+    throw new RangeError(`headPercent must be a whole number from 1 to 99, got \`${headPercent}\``);
   }
   const originalBytes = utf8Length(text);
   if (originalBytes <= capBytes) {
     return { text, truncated: false, originalBytes, bytes: originalBytes };
   }
   const marker = truncationMarker(originalBytes, capBytes);
-  const markerBytes = utf8Length(marker);
+  const before = strategy === "tail" ? "" : "\n";
+  const after = strategy === "head" ? "" : "\n";
+  const markerPart = before + marker + after;
+  const markerBytes = utf8Length(markerPart);
   if (markerBytes > capBytes) {
-    const head = longestHead(marker, capBytes);
-    return { text: head.text, truncated: true, originalBytes, bytes: head.bytes };
+    const part = longestHead(markerPart, capBytes);
+    return { text: part.text, truncated: true, originalBytes, bytes: part.bytes };
   }
-  const head = longestHead(text, capBytes - markerBytes);
+  const budget = capBytes - markerBytes;
+  const headBudget = strategy === "head" ? budget : Math.floor(budget * headPercent / 100);
+  const head = strategy === "tail" ? NO_EDGE : longestHead(text, headBudget);
+  // The tail also takes what the head's character boundary left over.
+  const tail = strategy === "head" ? NO_EDGE : longestTail(text, budget - head.bytes);
   return {
-    text: head.text + marker,
+    text: head.text + markerPart + tail.text,
     truncated: true,
     originalBytes,
-    bytes: head.bytes + markerBytes,
+    bytes: head.bytes + markerBytes + tail.bytes,
   };
-}
-
-/** The longest prefix of `text` whose UTF-8 encoding fits `budget` bytes. */
-function longestHead(text: string, budget: number): { text: string; bytes: number } {
-  if (budget === 0) return { text: "", bytes: 0 };
-  // encodeInto stops at a code point boundary once the buffer is full and
-  // reports how many UTF-16 units it consumed: only the head is encoded.
-  const { read, written } = encoder.encodeInto(text, new Uint8Array(budget));
-  return { text: text.slice(0, read), bytes: written };
 }

@@ -1,7 +1,8 @@
 /**
  * capText on 100 MiB against the floor (one native UTF-8 length pass over
  * the same string) and against the naive approach (encode everything, cut
- * the bytes, decode the head). Target: capText ≤ 1.5× the floor.
+ * the bytes, decode the head). Target: capText ≤ 1.5× the floor, for every
+ * strategy (head, tail, head_tail).
  */
 import { Buffer } from "node:buffer";
 import { capText } from "../../src/size/cap_text.ts";
@@ -34,13 +35,15 @@ for (const [name, text] of [["ascii", ascii], ["mixed", mixed]] as const) {
       Buffer.byteLength(text, "utf8");
     },
   });
-  Deno.bench({
-    name: `${name}: capText 100 MiB → 256KB`,
-    group: name,
-    fn: () => {
-      capText(text, CAP);
-    },
-  });
+  for (const strategy of ["head", "tail", "head_tail"] as const) {
+    Deno.bench({
+      name: `${name}: capText 100 MiB → 256KB (${strategy})`,
+      group: name,
+      fn: () => {
+        capText(text, CAP, { strategy });
+      },
+    });
+  }
   Deno.bench({
     name: `${name}: encode all, then decode (naive)`,
     group: name,
