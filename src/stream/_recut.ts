@@ -29,7 +29,7 @@ export function recut(text: string, capBytes: number): string {
   const [whole, units = "0", tenths = "0", unit = "B"] = found;
   // The smallest byte count whose human() reads as the old marker's size.
   const original = Math.ceil((Number(units) + Number(tenths) / 10) * (UNITS[unit] ?? 1));
-  const marker = truncationMarker(original, capBytes);
+  const marker = "\n" + truncationMarker(original, capBytes);
   const head = text.slice(0, text.length - whole.length);
   const budget = capBytes - utf8Length(marker);
   if (budget < 0) return capText(text, capBytes).text;
