@@ -11,6 +11,8 @@
 import type { Command } from "./commands/command.ts";
 import { type CommandIo, denoCommandIo } from "./commands/command_io.ts";
 import { configCheckCommand } from "./commands/config_check.ts";
+import { conversationCompactCommand } from "./commands/conversation_compact.ts";
+import { conversationGcCommand } from "./commands/conversation_gc.ts";
 import { conversationLsCommand } from "./commands/conversation_ls.ts";
 import { conversationShowCommand } from "./commands/conversation_show.ts";
 import { inspectCommand } from "./commands/inspect.ts";
@@ -25,6 +27,8 @@ export const COMMANDS: readonly Command[] = [
   queryCommand,
   conversationLsCommand,
   conversationShowCommand,
+  conversationCompactCommand,
+  conversationGcCommand,
   configCheckCommand,
   inspectCommand,
 ];

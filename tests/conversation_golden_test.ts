@@ -26,6 +26,8 @@ export const HEALTHY = "20261130-090000-aaaaaa";
 export const DEAD = "20261130-100000-bbbbbb";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The clock of the golden sessions: compaction times are part of the output. */
+const NOW = new Date("2026-11-30T12:00:00.000Z");
 
 /** The dead conversation: recorded with no size_threshold, so every later request is too long. */
 export function deadConversation(): StreamEvent[] {
@@ -138,7 +140,7 @@ export async function writeWorkspace(dir: string, now = Date.now()): Promise<str
 async function session(dir: string, lines: readonly string[][]): Promise<string> {
   let text = "";
   for (const args of lines) {
-    const io = captureCommandIo({ env: {}, cwd: dir });
+    const io = captureCommandIo({ env: {}, cwd: dir, now: () => NOW });
     const code = await main(args, io);
     text += `$ spillway ${args.join(" ")}\nexit code: ${code}\n`;
     if (io.out() !== "") text += `--- stdout\n${io.out()}`;
@@ -151,7 +153,7 @@ async function session(dir: string, lines: readonly string[][]): Promise<string>
 async function golden(name: string, lines: readonly string[][]): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "spillway_conversation_" });
   try {
-    await writeWorkspace(dir);
+    await writeWorkspace(dir, NOW.getTime());
     const actual = await session(dir, lines);
     const path = `${FIXTURES}${name}.expected.txt`;
     if (UPDATE) {
@@ -172,5 +174,56 @@ Deno.test("conversation ls and show match tests/fixtures/conversation/browse.exp
     ["conversation", "show", HEALTHY, "--json"],
     ["conversation", "show", "20261130-000000-ffffff"],
     ["conversation", "ls", "--workspace", "elsewhere"],
+  ]);
+});
+
+Deno.test("conversation compact --tools=strip-responses and gc match repair_strip.expected.txt", async () => {
+  await golden("repair_strip", [
+    ["conversation", "compact", "--tools=strip-responses", "--over", "1MB", DEAD, "--dry-run"],
+    ["conversation", "compact", "--tools=strip-responses", "--over", "1MB", DEAD],
+    ["conversation", "compact", "--tools=strip-responses", "--over", "1MB", DEAD],
+    ["conversation", "ls"],
+    ["conversation", "show", DEAD],
+    ["conversation", "gc", "--older-than", "30", "--dry-run"],
+    ["conversation", "gc", "--older-than", "30"],
+    ["conversation", "gc", "--older-than", "30"],
+    ["conversation", "ls"],
+  ]);
+});
+
+Deno.test("conversation compact --tools=cap matches repair_cap.expected.txt", async () => {
+  await golden("repair_cap", [
+    ["conversation", "compact", "--tools=cap", "--all", "--dry-run"],
+    ["conversation", "compact", "--tools=cap", "--all"],
+    ["conversation", "compact", "--tools=cap", "--all"],
+    ["conversation", "show", DEAD],
+    // A lower threshold later: the cut responses are cut again, one marker each.
+    [
+      "conversation",
+      "compact",
+      "--tools",
+      "cap",
+      "--cfg",
+      "conversation.tools.fs_read_file.size_threshold=64KB",
+      DEAD,
+    ],
+    ["conversation", "show", DEAD, "--json"],
+  ]);
+});
+
+Deno.test("conversation compact and gc refuse bad command lines (golden)", async () => {
+  await golden("compact_errors", [
+    ["conversation", "compact", DEAD],
+    ["conversation", "compact", "--tools=strip-responses", DEAD],
+    ["conversation", "compact", "--tools=strip-responses", "--over", "100", DEAD],
+    ["conversation", "compact", "--tools=strip-responses", "--over", "1TB", DEAD],
+    ["conversation", "compact", "--tools=cap", "--over", "1MB", DEAD],
+    ["conversation", "compact", "--tools=cap"],
+    ["conversation", "compact", "--tools=cap", "--all", DEAD],
+    ["conversation", "compact", "--tools=everything", DEAD],
+    ["conversation", "compact", "--tools=cap", "20261130-000000-ffffff", HEALTHY],
+    ["conversation", "gc"],
+    ["conversation", "gc", "--older-than", "a week"],
+    ["conversation"],
   ]);
 });

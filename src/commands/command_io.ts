@@ -12,6 +12,8 @@ export interface CommandIo extends TerminalIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The directory relative paths are resolved against. */
   readonly cwd: string;
+  /** The clock (compaction times, file ages). Default: the system clock. */
+  readonly now?: () => Date;
 }
 
 import type { TerminalIo } from "../host/terminal_io.ts";
@@ -55,7 +57,8 @@ export interface CapturedIo extends CommandIo {
 /**
  * A {@linkcode CommandIo} that records output in memory.
  *
- * @param options `env` defaults to `{}` (no user config file); `cwd` to `Deno.cwd()`
+ * @param options `env` defaults to `{}` (no user config file); `cwd` to `Deno.cwd()`;
+ *   `now` to the system clock
  *
  * @example
  * ```ts
@@ -67,7 +70,11 @@ export interface CapturedIo extends CommandIo {
  * ```
  */
 export function captureCommandIo(
-  options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string } = {},
+  options: {
+    env?: Readonly<Record<string, string | undefined>>;
+    cwd?: string;
+    now?: () => Date;
+  } = {},
 ): CapturedIo {
   let out = "";
   let err = "";
@@ -80,6 +87,7 @@ export function captureCommandIo(
     },
     env: options.env ?? {},
     cwd: options.cwd ?? Deno.cwd(),
+    ...(options.now === undefined ? {} : { now: options.now }),
     out: () => out,
     err: () => err,
   };
