@@ -30,11 +30,14 @@ async function write(path: string, text: string): Promise<void> {
 
 Deno.test("config check reads <cwd>/.spillway/config.toml by default", async () => {
   await withDir(async (dir) => {
-    await write(join(dir, ".spillway/config.toml"), `[conversation.tools.t]\nrun = "skip"\n`);
+    await write(
+      join(dir, ".spillway/config.toml"),
+      `[conversation.tools.fs_read_file]\nrun = "skip"\n`,
+    );
     const io = captureCommandIo({ env: {}, cwd: dir });
     assert.equal(await main(["config", "check"], io), 0);
     assert.match(io.out(), /^ {2}workspace {3}\.spillway\/config\.toml$/m);
-    assert.match(io.out(), /^ {2}t\s+run\s+skip\s+\.spillway\/config\.toml$/m);
+    assert.match(io.out(), /^ {2}fs_read_file\s+run\s+skip\s+\.spillway\/config\.toml$/m);
     assert.equal(io.err(), "");
   });
 });
@@ -89,6 +92,30 @@ Deno.test("config check never prints environment values of MCP servers", async (
   });
 });
 
+Deno.test("config check lists an upstream server's tools to check the entries naming them", async () => {
+  await withDir(async (dir) => {
+    const server = join(REPO, "examples", "upstream_server.ts");
+    await write(
+      join(dir, "config.toml"),
+      `[conversation.tools.echo]\nsize_threshold = "1MB"\n` +
+        `[conversation.tools.big_reprot]\nsize_threshold = "1MB"\n` +
+        `[conversation.tools.say]\nsource = "mcp.demo.ech"\n` +
+        `[providers.mcp.demo]\ntype = "stdio"\ncommand = ${JSON.stringify(Deno.execPath())}\n` +
+        `arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(server)}]\n`,
+    );
+    const io = captureCommandIo({ env: {}, cwd: dir });
+    assert.equal(await main(["config", "check", "--config", "config.toml", "--quiet"], io), 0);
+    assert.equal(io.out(), "");
+    assert.equal(
+      io.err(),
+      "warning: conversation.tools.big_reprot (config.toml:4): no source provides a tool named " +
+        "big_reprot, so these settings are never used (did you mean big_report?)\n" +
+        'warning: conversation.tools.say (config.toml:6): source = "mcp.demo.ech", but ' +
+        "providers.mcp.demo lists no tool named ech (did you mean echo?)\n",
+    );
+  });
+});
+
 Deno.test("config check rejects stray arguments as a usage error", async () => {
   const io = captureCommandIo({ env: {} });
   assert.equal(await main(["config", "check", "extra"], io), 2);
@@ -117,6 +144,11 @@ Deno.test("config check exits 0, 1 and 2 as a subprocess", async () => {
     ]);
     assert.equal(good.code, 0, good.err);
     assert.match(good.out, /The configuration is valid/);
+    // A warning is not a failure.
+    assert.match(
+      good.err,
+      /^warning: conversation\.tools\.t \(.*\): no source provides a tool named t,/,
+    );
     assert.equal(bad.code, 1, bad.err);
     assert.match(
       bad.err,

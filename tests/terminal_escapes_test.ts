@@ -177,7 +177,7 @@ Deno.test("config check shows hostile tool names, commands and values inert", as
   });
 });
 
-Deno.test("the runtime's default notice line shows outside names inert", async () => {
+Deno.test("the runtime's default warning and notice lines show outside names inert", async () => {
   const printed: string[] = [];
   const original = console.error;
   console.error = (...data: unknown[]) => printed.push(data.join(" "));
@@ -186,7 +186,12 @@ Deno.test("the runtime's default notice line shows outside names inert", async (
     let requests = 0;
     const runtime = await createRuntime({
       workspace,
-      config: parseConfig(`[conversation.tools.'*']\nsize_threshold = "1KB"\n`),
+      config: parseConfig(
+        `[conversation.tools.'*']\nsize_threshold = "1KB"\n` +
+          // An entry no source provides, its name hostile: the start-up warning shows it inert.
+          `[conversation.tools."fs_lst_files\\u001b[2J\\u202e"]\nrun = "ask"\n`,
+        "hostile.toml",
+      ),
       tools: [{
         name: HOSTILE,
         description: "returns 2 KB",
@@ -207,6 +212,8 @@ Deno.test("the runtime's default notice line shows outside names inert", async (
       await runtime.close();
     }
     assert.deepEqual(printed, [
+      'warning: conversation.tools."fs_lst_files\\u001b[2J\\u202e" (hostile.toml:4): no source ' +
+      "provides a tool named fs_lst_files␛[2J\\u202e, so these settings are never used",
       `${SHOWN}: sent 1.0 KB of 2.0 KB to the assistant (size_threshold)`,
     ]);
   } finally {

@@ -12,6 +12,7 @@ import { getLogger } from "@logtape/logtape";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
+import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import { runTurn } from "../machines/run_turn.ts";
@@ -74,7 +75,10 @@ export interface RuntimeOptions {
   readonly clock?: Clock;
   /** Root of the builtin file tools and local commands. Default: the current directory. */
   readonly cwd?: string;
-  /** Receives warnings a person should see (a torn stream line skipped on load). Default: stderr. */
+  /**
+   * Receives warnings a person should see (a configured tool no source
+   * provides, a torn stream line skipped on load). Default: stderr.
+   */
   readonly warn?: (message: string) => void;
   /**
    * Where upstream MCP servers' stderr goes: `"inherit"`, `"null"`, or a
@@ -187,6 +191,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     description: config.tool(tool.name).description() ?? tool.description,
     inputSchema: tool.inputSchema,
   }));
+  const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
+  // A misspelled entry would apply to nothing: say so at start, then run.
+  for (const warning of unknownToolWarnings(config, { tools: tools.map((tool) => tool.name) })) {
+    warn(warning);
+  }
   const prompter = options.prompter ?? refusingPrompter;
   if (options.prompter === undefined) {
     const interactive = tools.find((tool) => needsPerson(policyFor(tool.name)));
@@ -210,7 +219,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const store = options.store ?? new FileStreamStore(join(workspace, "conversations"));
   const clock = options.clock ?? { now: () => new Date() };
   const noticeSink = options.noticeSink ?? stderrNotices;
-  const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
   const connected = executor;
   let closed: Promise<void> | undefined;
 

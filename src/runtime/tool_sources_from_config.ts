@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
@@ -70,24 +71,35 @@ export function toolSourcesFromConfig(
   }
   if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));
   for (const provider of config.mcpProviders()) {
-    if (provider.type !== "stdio") {
-      throw new SpillwayError(
-        "config_invalid",
-        `providers.mcp.${provider.name}: type = "${provider.type}" is not supported by this ` +
-          `runtime yet (expected "stdio")`,
-        { provider: provider.name },
-      );
-    }
-    sources.push(
-      new McpUpstreamSource({
-        name: `mcp.${provider.name}`,
-        command: provider.command,
-        args: provider.arguments,
-        env: provider.environment,
-        cwd: options.cwd,
-        stderr: options.upstreamStderr ?? "inherit",
-      }),
-    );
+    sources.push(upstreamToolSource(provider, options));
   }
   return { sources, routes };
+}
+
+/**
+ * The tool source of one `providers.mcp.<name>` server (not started yet).
+ * `config check` uses it alone to list a server's tools.
+ *
+ * @throws {SpillwayError} `config_invalid` for a provider type this runtime cannot reach yet
+ */
+export function upstreamToolSource(
+  provider: McpProviderConfig,
+  options: ToolSourcesOptions,
+): ToolSource {
+  if (provider.type !== "stdio") {
+    throw new SpillwayError(
+      "config_invalid",
+      `providers.mcp.${provider.name}: type = "${provider.type}" is not supported by this ` +
+        `runtime yet (expected "stdio")`,
+      { provider: provider.name },
+    );
+  }
+  return new McpUpstreamSource({
+    name: `mcp.${provider.name}`,
+    command: provider.command,
+    args: provider.arguments,
+    env: provider.environment,
+    cwd: options.cwd,
+    stderr: options.upstreamStderr ?? "inherit",
+  });
 }
