@@ -72,6 +72,7 @@ async function query(config: string, script: string): Promise<Run> {
 function assertNothingRaw(bytes: Uint8Array, what: string): void {
   assert.ok(!bytes.includes(0x1b), `${what} holds a raw ESC byte`);
   const text = new TextDecoder().decode(bytes);
+  // deno-lint-ignore no-control-regex
   const raw = new RegExp(
     "[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]",
   );
