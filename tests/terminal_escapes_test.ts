@@ -225,3 +225,16 @@ Deno.test("the runtime's default warning and notice lines show outside names ine
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+Deno.test("conversation commands echo an unknown id inert", async () => {
+  await withDir(async (dir) => {
+    const id = "x\u202e\x9b2J";
+    const compact = ["conversation", "compact", "--tools=strip-responses", "--over", "1KB", id];
+    for (const command of [["conversation", "show", id], compact]) {
+      const io = captureCommandIo({ env: {}, cwd: dir });
+      assert.equal(await main(command, io), 1);
+      assert.match(io.err(), /no conversation "x\\u202e\\x9b2J" in /);
+      assertInert(io.err());
+    }
+  });
+});

@@ -95,11 +95,11 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   let changed = 0;
   for (const id of ids) {
     if (!known.includes(id)) {
-      io.stderr(
+      io.stderr(sanitizeForTerminal(
         `error: no conversation ${JSON.stringify(id)} in ${
           workspace.shown(workspace.conversations.root)
         } (see \`spillway conversation ls\`)\n`,
-      );
+      ));
       failed++;
       continue;
     }
@@ -113,7 +113,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       io.stdout(formatPlan(id, plan, dryRun ? `would be ${verb}` : verb));
     } catch (error) {
       if (!(error instanceof SpillwayError)) throw error;
-      io.stderr(`error: ${error.message}\n`);
+      io.stderr(sanitizeForTerminal(`error: ${error.message}\n`));
       failed++;
     }
   }

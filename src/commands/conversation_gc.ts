@@ -16,6 +16,7 @@ import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { type ResultFile, resultFiles } from "./_result_files.ts";
 import { workspaceOf } from "./_workspace.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -86,7 +87,9 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       await Deno.remove(file.path);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) continue;
-      io.stderr(`error: could not remove ${file.path}: ${(error as Error).message}\n`);
+      io.stderr(
+        sanitizeForTerminal(`error: could not remove ${file.path}: ${(error as Error).message}\n`),
+      );
       failed++;
     }
   }

@@ -52,11 +52,13 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       summaries.push(await summarizeConversation(workspace, id, config));
     } catch (error) {
       failed = true;
-      io.stderr(`spillway conversation ls: ${(error as Error).message}\n`);
+      io.stderr(sanitizeForTerminal(`spillway conversation ls: ${(error as Error).message}\n`));
     }
   }
   for (const summary of summaries) {
-    for (const warning of summary.warnings) io.stderr(`warning: ${summary.id}: ${warning}\n`);
+    for (const warning of summary.warnings) {
+      io.stderr(sanitizeForTerminal(`warning: ${summary.id}: ${warning}\n`));
+    }
   }
   const where = workspace.shown(workspace.conversations.root);
   io.stdout(flags.boolean("json") ? asJson(summaries, where) : asTable(summaries, where));

@@ -52,16 +52,16 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const workspace = workspaceOf(flags, io);
   const conversations = await workspace.conversations.list();
   if (!conversations.includes(id)) {
-    io.stderr(
+    io.stderr(sanitizeForTerminal(
       `spillway conversation show: no conversation ${JSON.stringify(id)} in ${
         workspace.shown(workspace.conversations.root)
       }` + ` (see \`spillway conversation ls\`)\n`,
-    );
+    ));
     return 1;
   }
   const location = workspace.conversations.logPath(id);
   const loaded = await workspace.conversations.read(id);
-  for (const warning of loaded.warnings) io.stderr(`warning: ${warning}\n`);
+  for (const warning of loaded.warnings) io.stderr(sanitizeForTerminal(`warning: ${warning}\n`));
   const bytes = (await Deno.stat(location)).size;
   const results = await resultFiles(workspace.resultsDir(id));
   const items = transcriptOf(loaded.events);
