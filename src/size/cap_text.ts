@@ -11,6 +11,7 @@
 import { Buffer } from "node:buffer";
 import { ByteSize } from "./byte_size.ts";
 import { longestHead, longestTail, NO_EDGE } from "./_utf8_edges.ts";
+import { isWholeWindow, type TextWindow } from "./text_window.ts";
 import { DEFAULT_HEAD_PERCENT, type Truncation } from "./truncation.ts";
 
 /** What a cut produced. */
@@ -26,7 +27,13 @@ export interface CapTextResult {
 }
 
 /** How to cut; every field is optional. */
-export type CapTextOptions = Partial<Truncation>;
+export interface CapTextOptions extends Partial<Truncation> {
+  /**
+   * A line placed right after the marker line of a cut text, inside the
+   * limit: where the full output can be read (`spill = true`). Default none.
+   */
+  readonly reference?: string | undefined;
+}
 
 /** UTF-8 length measured natively (lone surrogates count as U+FFFD, 3 bytes). */
 export function utf8Length(text: string): number {
@@ -54,17 +61,23 @@ export function truncationMarker(originalBytes: number, capBytes: number): strin
  *   `headPercent` / the rest (the tail also gets what the head's character
  *   boundary left over).
  *
- * The kept parts fill the limit to within 3 bytes and never split a code
- * point or a surrogate pair. Should the limit be smaller than the marker
- * (only possible for a tiny share of the batch ceiling), the text is as much
- * of the layout's marker part (`"\n" + M`, `M + "\n"`, `"\n" + M + "\n"`) as
- * fits.
+ * With a `reference`, the marker line `M` is followed by `"\n"` and the
+ * reference line in every layout. The kept parts fill the limit to within 3
+ * bytes and never split a code point or a surrogate pair. Should the limit
+ * be smaller than the marker (only possible for a tiny share of the batch
+ * ceiling), the text is as much of the layout's marker part (`"\n" + M`,
+ * `M + "\n"`, `"\n" + M + "\n"`) as fits.
  *
- * @param text the response content
+ * A {@linkcode TextWindow} is cut as the whole text it stands for: its size
+ * is the original size, the head is kept from its head and the tail from its
+ * tail (from its head when it has no tail).
+ *
+ * @param input the response content, or a window on it
  * @param capBytes the limit in UTF-8 bytes, a non-negative integer
  * @param options the strategy (default `head`) and the `head_tail` split (default 50)
- * @throws {RangeError} when `capBytes` is not a non-negative safe integer, or
- *   `headPercent` is not a whole number from 1 to 99
+ * @throws {RangeError} when `capBytes` is not a non-negative safe integer,
+ *   `headPercent` is not a whole number from 1 to 99, or a window that fits
+ *   the limit does not hold its whole text
  *
  * @example
  * ```ts
@@ -81,7 +94,7 @@ export function truncationMarker(originalBytes: number, capBytes: number): strin
  * ```
  */
 export function capText(
-  text: string,
+  input: string | TextWindow,
   capBytes: number,
   options: CapTextOptions = {},
 ): CapTextResult {
@@ -93,11 +106,19 @@ export function capText(
   if (!Number.isInteger(headPercent) || headPercent < 1 || headPercent > 99) {
     throw new RangeError(`headPercent must be a whole number from 1 to 99, got \`${headPercent}\``);
   }
-  const originalBytes = utf8Length(text);
+  const whole = typeof input === "string";
+  const originalBytes = whole ? utf8Length(input) : input.bytes;
   if (originalBytes <= capBytes) {
-    return { text, truncated: false, originalBytes, bytes: originalBytes };
+    if (whole) return { text: input, truncated: false, originalBytes, bytes: originalBytes };
+    if (!isWholeWindow(input)) {
+      throw new RangeError(`a window of ${originalBytes} bytes that fits must hold the whole text`);
+    }
+    return { text: input.head + input.tail, truncated: false, originalBytes, bytes: originalBytes };
   }
-  const marker = truncationMarker(originalBytes, capBytes);
+  const headSource = whole ? input : input.head;
+  const tailSource = whole ? input : input.tail === "" ? input.head : input.tail;
+  const reference = options.reference === undefined ? "" : "\n" + options.reference;
+  const marker = truncationMarker(originalBytes, capBytes) + reference;
   const before = strategy === "tail" ? "" : "\n";
   const after = strategy === "head" ? "" : "\n";
   const markerPart = before + marker + after;
@@ -108,9 +129,9 @@ export function capText(
   }
   const budget = capBytes - markerBytes;
   const headBudget = strategy === "head" ? budget : Math.floor(budget * headPercent / 100);
-  const head = strategy === "tail" ? NO_EDGE : longestHead(text, headBudget);
+  const head = strategy === "tail" ? NO_EDGE : longestHead(headSource, headBudget);
   // The tail also takes what the head's character boundary left over.
-  const tail = strategy === "head" ? NO_EDGE : longestTail(text, budget - head.bytes);
+  const tail = strategy === "head" ? NO_EDGE : longestTail(tailSource, budget - head.bytes);
   return {
     text: head.text + markerPart + tail.text,
     truncated: true,

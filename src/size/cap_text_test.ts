@@ -4,7 +4,9 @@ import fc from "fast-check";
 import { textOfAbout } from "../testing/arbitrary_text.ts";
 import { withTestSeed } from "../testing/seed.ts";
 import { capText, truncationMarker } from "./cap_text.ts";
+import type { TextWindow } from "./text_window.ts";
 import type { Truncation, TruncationStrategy } from "./truncation.ts";
+import { longestHead, longestTail } from "./_utf8_edges.ts";
 
 const bytesOf = (s: string) => Buffer.byteLength(s, "utf8");
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
@@ -61,6 +63,40 @@ Deno.test("capText() layouts golden: head, tail, head_tail", () => {
   const head = Math.floor(kept * 0.2);
   assert.equal(split, text.slice(0, head) + "\n" + m + "\n" + text.slice(-(kept - head)));
   for (const cut of [even, split]) assert.equal(bytesOf(cut), 1024);
+});
+
+Deno.test("capText() puts a reference line right after the marker, inside the limit", () => {
+  const text = "BEGIN\n" + "-".repeat(5000) + "\nEND";
+  const m = "... [truncated, 4.8 KB → 1.0 KB]";
+  const r = '... [full output: read_tool_output ref="sha256:00" (5010 bytes)]';
+  const kept = 1024 - bytesOf(m) - bytesOf(r) - 1;
+  const reference = { reference: r };
+  assert.equal(capText(text, 1024, reference).text, text.slice(0, kept - 1) + "\n" + m + "\n" + r);
+  assert.equal(
+    capText(text, 1024, { strategy: "tail", ...reference }).text,
+    m + "\n" + r + "\n" + text.slice(-(kept - 1)),
+  );
+  const both = capText(text, 1024, { strategy: "head_tail", ...reference }).text;
+  const half = Math.floor((kept - 2) / 2);
+  const rest = kept - 2 - half;
+  assert.equal(both, text.slice(0, half) + "\n" + m + "\n" + r + "\n" + text.slice(-rest));
+  assert.equal(bytesOf(both), 1024);
+  assert.equal(capText("short", 1024, reference).text, "short");
+});
+
+Deno.test("capText() cuts a window like the whole text it stands for", () => {
+  const text = "head line\n" + "é".repeat(50_000) + "\ntail line";
+  const window: TextWindow = {
+    head: text.slice(0, 3000),
+    tail: text.slice(-3000),
+    bytes: bytesOf(text),
+  };
+  for (const strategy of ["head", "tail", "head_tail"] as const) {
+    assert.equal(capText(window, 4096, { strategy }).text, capText(text, 4096, { strategy }).text);
+  }
+  const small = { head: "all of it", tail: "", bytes: 9 };
+  assert.equal(capText(small, 1024).text, "all of it");
+  assert.throws(() => capText({ head: "a", tail: "b", bytes: 3 }, 1024), RangeError);
 });
 
 Deno.test("capText() tail keeps the conclusion of a test run", () => {
@@ -227,6 +263,13 @@ Deno.test("capText() properties, every strategy: within the limit, edges of the 
           assert.ok(headBytes <= share && headBytes >= share - 3, `head ${headBytes} of ${share}`);
         }
         assert.equal(capText(result.text, cap, truncation).text, result.text, "not idempotent");
+        // A window of at least the limit on each side cuts the same.
+        const reach = cap + (originalBytes % 5000);
+        const windowHead = longestHead(text, reach);
+        const window: TextWindow = windowHead.bytes * 2 >= originalBytes
+          ? { head: text, tail: "", bytes: originalBytes }
+          : { head: windowHead.text, tail: longestTail(text, reach).text, bytes: originalBytes };
+        assert.equal(capText(window, cap, truncation).text, result.text, "window cut differs");
       }),
       { seed, numRuns: runs, unbiased: true },
     );

@@ -1,38 +1,92 @@
 /**
  * Cutting a recorded response again for a `cap` compaction. A recorded
- * response may already end in a truncation marker (it was cut when it was
- * recorded); cutting it again must not add a second marker, and the one
- * marker must keep naming the size the tool returned, which only the old
- * marker still knows.
+ * response may already be a cut (its marker line at the end, the start or
+ * in the middle, by its tool's truncation strategy, maybe followed by a
+ * full-output reference line); cutting it again must not add a second
+ * marker, must keep the same end(s) and the reference, and the one marker
+ * must keep naming the size the tool returned, which only the old marker
+ * still knows.
  *
  * @module
  */
 
-import { capText, truncationMarker, utf8Length } from "../size/cap_text.ts";
+import { capText, utf8Length } from "../size/cap_text.ts";
+import type { TruncationStrategy } from "../size/truncation.ts";
 
-/** A marker at the very end of a text: `\n... [truncated, 3.1 MB → 256.0 KB]`. */
-const MARKER_AT_END = /\n\.\.\. \[truncated, (\d+)(?:\.(\d))? (B|KB|MB|GB) → [^\]\n]*\]$/;
+const MARKER = String.raw`\.\.\. \[truncated, (\d+)(?:\.(\d))? (B|KB|MB|GB) → [^\]\n]*\]`;
+const REFERENCE = String.raw`(?:\n(\.\.\. \[full output: [^\n]*\]))?`;
+const AT_END = new RegExp(String.raw`\n${MARKER}${REFERENCE}$`);
+const AT_START = new RegExp(String.raw`^${MARKER}${REFERENCE}\n`);
+const IN_MIDDLE = new RegExp(String.raw`\n${MARKER}${REFERENCE}\n`, "y");
 const UNITS: Readonly<Record<string, number>> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
-/** Longer than any marker: the marker is looked for only in this tail. */
-const MARKER_SEARCH_CHARS = 80;
+/** Longer than any marker and reference line: the ends are searched only this far. */
+const SEARCH_CHARS = 300;
+
+/** A recorded cut taken apart. */
+interface RecordedCut {
+  readonly strategy: TruncationStrategy;
+  readonly head: string;
+  readonly tail: string;
+  readonly original: number;
+  readonly reference: string | undefined;
+}
 
 /**
  * Caps `text` at `capBytes` (marker included) like `capText`, but when
- * `text` already ends in a marker, cuts the text before it and keeps the
- * size the old marker names. A text that fits comes back unchanged.
+ * `text` is already a cut, cuts its kept part(s) again the same way and
+ * keeps the size the old marker names. A text that fits comes back unchanged.
  */
 export function recut(text: string, capBytes: number): string {
-  if (utf8Length(text) <= capBytes) return text;
-  const tailStart = Math.max(0, text.length - MARKER_SEARCH_CHARS);
-  const found = MARKER_AT_END.exec(text.slice(tailStart));
-  if (found === null) return capText(text, capBytes).text;
-  const [whole, units = "0", tenths = "0", unit = "B"] = found;
+  const bytes = utf8Length(text);
+  if (bytes <= capBytes) return text;
+  const cut = recordedCut(text);
+  if (cut === undefined) return capText(text, capBytes).text;
+  const headBytes = utf8Length(cut.head);
+  const tailBytes = utf8Length(cut.tail);
+  // The split the kept bytes had, so that both ends shrink alike.
+  const headPercent = Math.min(
+    99,
+    Math.max(1, Math.round(100 * headBytes / (headBytes + tailBytes || 1))),
+  );
+  // The old marker's size is rounded down; never below what is recorded now.
+  const window = { head: cut.head, tail: cut.tail, bytes: Math.max(cut.original, bytes + 1) };
+  return capText(window, capBytes, {
+    strategy: cut.strategy,
+    headPercent,
+    reference: cut.reference,
+  }).text;
+}
+
+function recordedCut(text: string): RecordedCut | undefined {
+  const endStart = Math.max(0, text.length - SEARCH_CHARS);
+  const atEnd = AT_END.exec(text.slice(endStart));
+  if (atEnd !== null) {
+    return parts("head", atEnd, text.slice(0, endStart + atEnd.index), "");
+  }
+  const atStart = AT_START.exec(text.slice(0, SEARCH_CHARS));
+  if (atStart !== null) return parts("tail", atStart, "", text.slice(atStart[0].length));
+  for (
+    let at = text.indexOf("\n... [truncated, ");
+    at >= 0;
+    at = text.indexOf("\n... [truncated, ", at + 1)
+  ) {
+    IN_MIDDLE.lastIndex = at;
+    const middle = IN_MIDDLE.exec(text);
+    if (middle !== null) {
+      return parts("head_tail", middle, text.slice(0, at), text.slice(at + middle[0].length));
+    }
+  }
+  return undefined;
+}
+
+function parts(
+  strategy: TruncationStrategy,
+  match: RegExpExecArray,
+  head: string,
+  tail: string,
+): RecordedCut {
+  const [, units = "0", tenths = "0", unit = "B", reference] = match;
   // The smallest byte count whose human() reads as the old marker's size.
   const original = Math.ceil((Number(units) + Number(tenths) / 10) * (UNITS[unit] ?? 1));
-  const marker = "\n" + truncationMarker(original, capBytes);
-  const head = text.slice(0, text.length - whole.length);
-  const budget = capBytes - utf8Length(marker);
-  if (budget < 0) return capText(text, capBytes).text;
-  const { read } = new TextEncoder().encodeInto(head, new Uint8Array(budget));
-  return head.slice(0, read) + marker;
+  return { strategy, head, tail, original, reference };
 }

@@ -59,3 +59,27 @@ Deno.test("recut() keeps the old marker's size: 3.1 MB stays 3.1 MB", () => {
   assert.ok(again.endsWith("\n... [truncated, 3.1 MB → 4.0 KB]"), again.slice(-60));
   assert.ok(utf8Length(again) <= 4096);
 });
+
+Deno.test("recut() keeps a tail cut a tail cut, and a head cut a head cut", () => {
+  const original = "line of a test run\n".repeat(40_000) + "test result: ok";
+  for (const strategy of ["head", "tail"] as const) {
+    const recorded = capText(original, 262_144, { strategy }).text;
+    assert.equal(recut(recorded, 4096), capText(original, 4096, { strategy }).text);
+  }
+});
+
+Deno.test("recut() of a head_tail cut keeps both ends, one marker, and the reference line", () => {
+  const original = "# Report\n" + "row\n".repeat(200_000) + "## Summary";
+  const reference = '... [full output: read_tool_output ref="sha256:00" (800018 bytes)]';
+  const recorded = capText(original, 262_144, { strategy: "head_tail", reference }).text;
+  const again = recut(recorded, 4096);
+  assert.ok(utf8Length(again) <= 4096 && utf8Length(again) >= 4093);
+  const [head, tail, ...more] = again.split(
+    "\n... [truncated, 781.2 KB → 4.0 KB]\n" + reference + "\n",
+  );
+  assert.equal(more.length, 0, again);
+  assert.ok(original.startsWith(head!) && head!.startsWith("# Report\nrow\n"));
+  assert.ok(original.endsWith(tail!) && tail!.endsWith("row\n## Summary"));
+  assert.ok(Math.abs(utf8Length(head!) - utf8Length(tail!)) <= 4);
+  assert.equal(recut(again, 4096), again);
+});

@@ -1,0 +1,37 @@
+/**
+ * A text known by its two ends and its exact size. An output too large to
+ * hold in memory is kept as a window: its first and last bytes, as many as
+ * could still be delivered, plus its exact UTF-8 size; the whole text stays
+ * on disk. A cut of a window is the cut of the whole text, since a cut never
+ * keeps more than a window's ends.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+
+/** The two ends of a text and its size. */
+export interface TextWindow {
+  /** The text's first characters (the whole text when `tail` is empty and the sizes add up). */
+  readonly head: string;
+  /** Its last characters, not overlapping `head`; empty when `head` reaches the end. */
+  readonly tail: string;
+  /** The UTF-8 size of the whole text, in bytes. */
+  readonly bytes: number;
+}
+
+/**
+ * Whether the window holds its whole text (`head + tail` is all of it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isWholeWindow } from "./text_window.ts";
+ * assert.ok(isWholeWindow({ head: "abc", tail: "", bytes: 3 }));
+ * assert.ok(!isWholeWindow({ head: "a", tail: "c", bytes: 3 }));
+ * ```
+ */
+export function isWholeWindow(window: TextWindow): boolean {
+  return Buffer.byteLength(window.head, "utf8") + Buffer.byteLength(window.tail, "utf8") ===
+    window.bytes;
+}
