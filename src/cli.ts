@@ -17,6 +17,7 @@ import { conversationLsCommand } from "./commands/conversation_ls.ts";
 import { conversationShowCommand } from "./commands/conversation_show.ts";
 import { inspectCommand } from "./commands/inspect.ts";
 import { queryCommand } from "./commands/query.ts";
+import { serveCommand } from "./commands/serve.ts";
 import { formatCommandList } from "./commands/_help.ts";
 import { runProgram } from "./commands/_program.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   conversationCompactCommand,
   conversationGcCommand,
   configCheckCommand,
+  serveCommand,
   inspectCommand,
 ];
 

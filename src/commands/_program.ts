@@ -136,10 +136,12 @@ function toOption(spec: FlagSpec, command: Command): Option {
     );
   }
   if (spec.kind === "boolean") {
-    return new Option(flags, spec.help).argParser((_: unknown, previous: unknown) => {
+    const option = new Option(flags, spec.help).argParser((_: unknown, previous: unknown) => {
       if (previous === true) throw fail(`${long} given twice`);
       return true;
     });
+    // commander reads `--no-x` as "x defaults to true"; ours is a plain flag, off by default.
+    return spec.name.startsWith("no-") ? option.default(false) : option;
   }
   return new Option(`${flags} <${placeholder(spec)}>`, spec.help).argParser(
     (value: string, previous: unknown) => {

@@ -48,7 +48,8 @@ export function capSlots({ calls, slots, policies }: CapSlotsInput): ExecutionRe
     const policy = policies[position] as ToolPolicy;
     if (slot === undefined) throw new Error(`phase end reached with slot ${entry.index} unwritten`);
     const { truncation } = policy;
-    const { review, notice } = capReview(slot, policy.sizeThreshold, { truncation });
+    const cause = policy.thresholdCause;
+    const { review, notice } = capReview(slot, policy.sizeThreshold, { truncation, cause });
     capped.push({ index: entry.index, review });
     if (notice !== undefined) notices.push(notice);
   }

@@ -24,6 +24,12 @@ export interface ToolPolicy {
   readonly sizeThreshold: SizeThreshold;
   /** Which end(s) both caps keep when they cut this tool's responses; the head when absent. */
   readonly truncation?: Truncation;
+  /**
+   * Which setting `sizeThreshold` stands for; notices of its cuts name it.
+   * `spillway serve` sets `"client ceiling"` when that is lower than the
+   * tool's own threshold. Default: `"size_threshold"`.
+   */
+  readonly thresholdCause?: "size_threshold" | "client ceiling";
   /** Recorded (as an error response) when the user cancels the call. */
   readonly cancellationResponse: string;
 }

@@ -18,6 +18,12 @@ import type { Review } from "./review.ts";
 export interface CapReviewOptions {
   /** The tool's truncation strategy; default: keep the head. */
   readonly truncation?: Truncation | undefined;
+  /**
+   * Which setting the threshold stands for, named by the notice. Default
+   * `size_threshold`; `spillway serve` passes `client ceiling` when its
+   * ceiling is the lower limit.
+   */
+  readonly cause?: "size_threshold" | "client ceiling" | undefined;
 }
 
 /**
@@ -53,7 +59,7 @@ export function capReview(
   // Measured on what the review carries now: an earlier cut that fits stays;
   // a recut starts from the uncut text inside cutReview.
   if (utf8Length(review.response.content) <= limit.bytes) return { review: settled };
-  return cutReview(settled, limit.bytes, "size_threshold");
+  return cutReview(settled, limit.bytes, options.cause ?? "size_threshold");
 }
 
 /** `review` set to be cut with `truncation` (the head is the absence of a strategy). */

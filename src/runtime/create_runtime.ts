@@ -16,7 +16,7 @@ import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import { runTurn } from "../machines/run_turn.ts";
-import type { Clock, NoticeSink, PolicyFor, ToolPolicy } from "../machines/turn_dependencies.ts";
+import type { Clock, NoticeSink } from "../machines/turn_dependencies.ts";
 import type { TurnOutput } from "../machines/turn_machine.ts";
 import type { TurnObserver } from "../machines/turn_observer.ts";
 import type {
@@ -36,6 +36,7 @@ import { FileStreamStore } from "../stream/file_stream_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import { providerView } from "../stream/provider_view.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
+import { cachedPolicies, refuseToolsNeedingPerson } from "./tool_policies.ts";
 import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
 
 /** The workspace used when none is given: `.spillway` in the current directory. */
@@ -198,22 +199,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   const prompter = options.prompter ?? refusingPrompter;
   if (options.prompter === undefined) {
-    const interactive = tools.find((tool) => needsPerson(policyFor(tool.name)));
-    if (interactive !== undefined) {
+    try {
+      refuseToolsNeedingPerson(tools.map((tool) => tool.name), config, policyFor);
+    } catch (error) {
       await executor.close();
       await service.close();
-      const policy = policyFor(interactive.name);
-      const key = needsPerson({ ...policy, run: "unattended" }) ? "result" : "run";
-      // Name the entry the value came from: the tool's own, or the '*' defaults.
-      const entry = config.tool(interactive.name).hasOwn(key) ? interactive.name : "'*'";
-      const usedBy = entry === interactive.name ? "" : ` (used by ${interactive.name})`;
-      throw new SpillwayError(
-        "terminal_required",
-        `conversation.tools.${entry}.${key} = "${policy[key]}"${usedBy} needs a person to ask, ` +
-          `and no terminal is attached: run in a terminal, or set ${key} = "unattended" ` +
-          `(e.g. --cfg conversation.tools.${entry}.${key}=unattended)`,
-        { tool: interactive.name, key },
-      );
+      throw error;
     }
   }
   const store = options.store ?? new FileStreamStore(join(workspace, "conversations"));
@@ -268,31 +259,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       })();
       return closed;
     },
-  };
-}
-
-function needsPerson(policy: ToolPolicy): boolean {
-  return policy.result === "ask" || policy.result === "edit" || policy.run === "ask" ||
-    policy.run === "edit";
-}
-
-/** Policies are read once per tool name: a 1,000-call batch asks 1,000 times. */
-function cachedPolicies(config: SpillwayConfig): PolicyFor {
-  const cache = new Map<string, ToolPolicy>();
-  return (name) => {
-    let policy = cache.get(name);
-    if (policy === undefined) {
-      const tool = config.tool(name);
-      policy = {
-        run: tool.run(),
-        result: tool.result(),
-        sizeThreshold: tool.sizeThreshold(),
-        truncation: tool.truncation(),
-        cancellationResponse: tool.cancellationResponse(),
-      };
-      cache.set(name, policy);
-    }
-    return policy;
   };
 }
 

@@ -11,6 +11,7 @@ import { reasonText } from "./reason_text.ts";
 import type { ResolvedRoute } from "./_tool_routes.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedOutcome } from "./parked_call.ts";
+import type { ToolCallRelay } from "./tool_call_relay.ts";
 import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 import { ToolLostError } from "./tool_source.ts";
@@ -59,6 +60,7 @@ export async function runSourceCall(
   callId: string,
   args: Readonly<Record<string, unknown>>,
   signal: AbortSignal,
+  relay?: ToolCallRelay,
 ): Promise<SourceCallEnd> {
   const cancelled = (): SourceCallEnd => ({
     outcome: { kind: "cancelled", reason: reasonText(signal.reason) },
@@ -66,7 +68,11 @@ export async function runSourceCall(
   const { source, sourceTool } = route;
   try {
     if (signal.aborted) return cancelled();
-    const raw = await source.call(sourceTool, args, { signal });
+    const raw = await source.call(
+      sourceTool,
+      args,
+      relay === undefined ? { signal } : { signal, relay },
+    );
     if (signal.aborted) return cancelled();
     // Validated here, not at delivery: a malformed result must park as a
     // failure the Host records, not surprise the caller after the commit.

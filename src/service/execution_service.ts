@@ -28,6 +28,7 @@ import {
   type Tool,
   type Transport,
 } from "./sdk.ts";
+import type { ToolCallRelay } from "./tool_call_relay.ts";
 import type { ToolDefinition, ToolSource } from "./tool_source.ts";
 
 export type { ToolRoute } from "./_tool_routes.ts";
@@ -51,6 +52,21 @@ export interface ExecutionServiceOptions {
   readonly clock?: { now(): number };
   /** The MCP server identity. Default: `{ name: "spillway", version: "0.1.0" }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+}
+
+/** Options of {@linkcode ExecutionService.callTool}. */
+export interface CallToolOptions {
+  /** The caller gave up (cancellation, disconnect): the call is cancelled and still parks. */
+  readonly signal: AbortSignal;
+  /**
+   * The call id to park under. Default: the request's `_meta["spillway/callId"]`,
+   * else a generated `ext_<n>`.
+   */
+  readonly callId?: string;
+  /** The client session the call came from (`spillway serve`); marks the call external. */
+  readonly session?: string;
+  /** The caller's side of the call, for progress, logs, sampling and elicitation. Default: none. */
+  readonly relay?: ToolCallRelay;
 }
 
 /** Who waits for a call to park; see {@linkcode ExecutionService.whenParked}. */
@@ -168,7 +184,7 @@ export class ExecutionService {
     server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#tools }));
     server.server.setRequestHandler(
       CallToolRequestSchema,
-      (request, extra) => this.#callTool(request, extra.signal),
+      (request, extra) => this.callTool(request, { signal: extra.signal }),
     );
     server.server.onclose = () => this.#servers.delete(server);
     this.#servers.add(server);
@@ -297,18 +313,26 @@ export class ExecutionService {
     await Promise.allSettled([...this.#servers].map((server) => server.close()));
   }
 
+  /**
+   * Runs one `tools/call` and resolves with what the caller receives once the
+   * Host acknowledged the parked call. The servers of {@linkcode createServer}
+   * call this; `spillway serve` calls it directly for its clients, with the
+   * client session and the relay of the client's side of the call.
+   */
   // In-flight handlers are counted rather than kept in a set of promises:
   // one less promise and closure per call, which adds up over a batch.
-  async #callTool(request: CallToolRequest, clientSignal: AbortSignal): Promise<CallToolResult> {
+  async callTool(request: CallToolRequest, options: CallToolOptions): Promise<CallToolResult> {
+    const clientSignal = options.signal;
     this.#handling += 1;
     try {
       const { name } = request.params;
       if (this.#state === "closed") return errorResult("runtime closed");
       const route = this.#routes.get(name);
       if (route === undefined) return errorResult(`unknown tool \`${name}\``);
-      const metaId = request.params._meta?.[CALL_ID_META_KEY];
-      const external = typeof metaId !== "string" || metaId === "";
-      const callId = external ? this.#externalId() : metaId;
+      const metaId = options.callId ?? request.params._meta?.[CALL_ID_META_KEY];
+      const external = options.session !== undefined || typeof metaId !== "string" ||
+        metaId === "";
+      const callId = typeof metaId === "string" && metaId !== "" ? metaId : this.#externalId();
       if (this.#calls.has(callId)) return errorResult(`call id \`${callId}\` is already in flight`);
       const args = request.params.arguments ?? {};
       // Decided on arrival, before anything is registered: a throwing policy
@@ -331,7 +355,7 @@ export class ExecutionService {
       }
       let end: SourceCallEnd;
       try {
-        end = await runSourceCall(route, callId, args, call.controller.signal);
+        end = await runSourceCall(route, callId, args, call.controller.signal, options.relay);
       } finally {
         clientSignal.removeEventListener("abort", onClientAbort);
       }
@@ -340,6 +364,7 @@ export class ExecutionService {
         tool: name,
         arguments: args,
         external,
+        ...(options.session === undefined ? {} : { session: options.session }),
         barrier,
         outcome: end.outcome,
         startedAt,

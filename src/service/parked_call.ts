@@ -24,8 +24,13 @@ export interface ParkedCall {
   readonly tool: string;
   /** The arguments the caller sent. */
   readonly arguments: Readonly<Record<string, unknown>>;
-  /** Whether the service generated the call id (a caller without `spillway/callId`). */
+  /**
+   * Whether the call came from outside the runtime: a `spillway serve` client,
+   * or any caller without `spillway/callId` (whose id the service generated).
+   */
   readonly external: boolean;
+  /** The client session of an external call made through `spillway serve`. */
+  readonly session?: string;
   /** The barrier the call is parked on, from the service's `barrierFor`. */
   readonly barrier: BarrierKind;
   /** How the call ended. */

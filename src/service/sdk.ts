@@ -60,11 +60,20 @@ export type { WebStandardStreamableHTTPServerTransportOptions } from "@modelcont
 export {
   CallToolRequestSchema,
   CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
   ErrorCode,
+  isInitializeRequest,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
   ListToolsResultSchema,
+  LoggingLevelSchema,
+  LoggingMessageNotificationSchema,
   McpError,
+  SetLevelRequestSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
@@ -77,9 +86,13 @@ export type {
   Implementation,
   JSONRPCMessage,
   ListToolsResult,
+  LoggingLevel,
+  ProgressToken,
   RequestId,
   ResourceLink,
   ServerCapabilities,
+  ServerNotification,
+  ServerRequest,
   TextContent,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";

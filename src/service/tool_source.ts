@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { ToolCallRelay } from "./tool_call_relay.ts";
+
 /** One tool as a source advertises it. */
 export interface ToolDefinition {
   /** The tool's name inside its source (before any rename by the config). */
@@ -15,6 +17,14 @@ export interface ToolDefinition {
   readonly description: string;
   /** The JSON Schema object of the tool's arguments (`{ type: "object", … }`). */
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** A display name for people (MCP `title`), when the source gives one. */
+  readonly title?: string | undefined;
+  /** The JSON Schema object of the tool's `structuredContent`, when it declares one. */
+  readonly outputSchema?: Readonly<Record<string, unknown>> | undefined;
+  /** MCP tool annotations (`readOnlyHint`, `destructiveHint`, …), passed on as given. */
+  readonly annotations?: Readonly<Record<string, unknown>> | undefined;
+  /** The tool's own MCP `_meta`, passed on as given. */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -37,6 +47,11 @@ export interface ToolCallOptions {
    * `signal.reason` (usually an `AbortError` `DOMException`).
    */
   readonly signal: AbortSignal;
+  /**
+   * The caller's side of the call (progress, logs, sampling, elicitation),
+   * for sources that can pass those on. Default: none.
+   */
+  readonly relay?: ToolCallRelay | undefined;
 }
 
 /** A set of tools the execution service can run. */

@@ -154,6 +154,10 @@ export class McpUpstreamSource implements ToolSource {
             name: tool.name,
             description: tool.description ?? "",
             inputSchema: tool.inputSchema,
+            title: tool.title,
+            outputSchema: tool.outputSchema,
+            annotations: tool.annotations,
+            meta: tool._meta,
           });
         }
         cursor = page.nextCursor;

@@ -1,0 +1,203 @@
+/**
+ * `spillway serve`: puts spillway in front of any MCP client. The client
+ * either spawns it (`--stdio`) or connects to it over Streamable HTTP
+ * (`--http [HOST:]PORT`, path `/mcp`). Every tool call a client makes is
+ * capped, recorded in that client session's conversation stream, flushed,
+ * and only then delivered, exactly as the calls of `spillway query`.
+ *
+ * @module
+ */
+
+import { join, resolve } from "node:path";
+import { loadConfig } from "../config/load_config.ts";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
+import { SpillwayError } from "../errors/spillway_error.ts";
+import { Gateway } from "../gateway/gateway.ts";
+import { isLoopback } from "../gateway/http_access.ts";
+import { serveHttp } from "../gateway/serve_http.ts";
+import { serveStdio } from "../gateway/serve_stdio.ts";
+import { enableVerboseLogging } from "../host/verbose_logging.ts";
+import { TerminalPrompter } from "../host/terminal_prompter.ts";
+import { formatNotice } from "../review/notice.ts";
+import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
+import { ByteSize } from "../size/byte_size.ts";
+import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
+import type { Command } from "./command.ts";
+import type { CommandIo } from "./command_io.ts";
+import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import { printConfigProblems } from "./_config_problems.ts";
+import type { ParsedFlags } from "./_flags.ts";
+
+/** The environment variable holding the HTTP bearer token (else one is generated). */
+export const TOKEN_ENV = "SPILLWAY_SERVE_TOKEN";
+
+/** `spillway serve`. */
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "be the MCP server of any MCP client: capped, recorded tool results",
+  usage: "spillway serve (--stdio | --http [HOST:]PORT) [--workspace DIR] [--config FILE]... " +
+    "[--cfg KEY=VALUE]... [--client-ceiling SIZE] [--no-auth]",
+  description: `Serves the configured tools (builtin, local commands, upstream MCP servers)
+to an MCP client. Each client session records its calls in its own
+conversation under <workspace>/conversations/; results are capped (each
+tool's size_threshold, the client ceiling, the 2 MiB batch ceiling), made
+durable, and only then delivered, byte for byte as recorded.
+
+--stdio: the client spawns spillway; stdout carries only the protocol,
+notices and logs go to stderr.
+
+--http [HOST:]PORT: Streamable HTTP at /mcp, bound to 127.0.0.1 unless a
+host is given. Requests need "Authorization: Bearer <token>": the token is
+$${TOKEN_ENV} if set, else generated and printed to stderr. --no-auth turns
+it off, and is refused unless the address is loopback.
+
+--client-ceiling SIZE: for clients that move large results into files: no
+result is larger than SIZE (at least 1KB). Tools are listed with
+_meta["anthropic/maxResultSizeChars"] set to the limit spillway enforces.
+
+SIGINT or SIGTERM: stop accepting calls, fail the parked ones, flush, exit 0.`,
+  flags: [
+    { name: "stdio", kind: "boolean", help: "serve one client on stdin/stdout" },
+    {
+      name: "http",
+      kind: "string",
+      valueName: "[HOST:]PORT",
+      help: "serve Streamable HTTP at /mcp (HOST defaults to 127.0.0.1)",
+    },
+    ...CONFIG_FLAGS,
+    {
+      name: "client-ceiling",
+      kind: "string",
+      valueName: "SIZE",
+      help: "no result larger than SIZE, e.g. 500KB (default: none)",
+    },
+    { name: "no-auth", kind: "boolean", help: "no bearer token (loopback addresses only)" },
+    ...OUTPUT_FLAGS,
+  ],
+  run,
+};
+
+/** `[HOST:]PORT` → hostname and port. */
+export function parseListenAddress(value: string): { hostname: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = match === null ? NaN : Number(match[2]);
+  if (match === null || port > 65535) {
+    throw new SpillwayError(
+      "usage",
+      `--http \`${value}\` is not an address: expected PORT or HOST:PORT (e.g. 8931, 127.0.0.1:8931)`,
+    );
+  }
+  const host = match[1] ?? "127.0.0.1";
+  return { hostname: host.startsWith("[") ? host.slice(1, -1) : host, port };
+}
+
+function parseCeiling(value: string | undefined): ByteSize | undefined {
+  if (value === undefined) return undefined;
+  let size: ByteSize;
+  try {
+    size = ByteSize.parse(value);
+  } catch (error) {
+    throw new SpillwayError("usage", `--client-ceiling: ${(error as Error).message}`);
+  }
+  if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
+    throw new SpillwayError(
+      "usage",
+      `--client-ceiling \`${value}\` is below the 1KB minimum: leave it out for no ceiling`,
+    );
+  }
+  return size;
+}
+
+async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
+  const stdio = flags.boolean("stdio");
+  const httpValue = flags.string("http");
+  if (stdio === (httpValue !== undefined)) {
+    throw new SpillwayError("usage", "choose one transport: --stdio or --http [HOST:]PORT");
+  }
+  const address = httpValue === undefined ? undefined : parseListenAddress(httpValue);
+  const noAuth = flags.boolean("no-auth");
+  if (noAuth && stdio) throw new SpillwayError("usage", "--no-auth only applies to --http");
+  if (noAuth && address !== undefined && !isLoopback(address.hostname)) {
+    throw new SpillwayError(
+      "usage",
+      `--no-auth is refused on \`${address.hostname}\`: without a token anyone who can reach ` +
+        `that address can run your tools; bind a loopback address (127.0.0.1) or keep the token`,
+    );
+  }
+  const clientCeiling = parseCeiling(flags.string("client-ceiling"));
+  const options = configOptionsFromFlags(flags, io);
+  let config: SpillwayConfig;
+  try {
+    config = await loadConfig(options);
+  } catch (error) {
+    if (printConfigProblems(error, io)) return 1;
+    throw error;
+  }
+  const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
+  const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
+  try {
+    const gateway = await Gateway.start({
+      config,
+      workspace,
+      cwd: io.cwd,
+      clientCeiling,
+      noticeSink: { notice: (fact) => io.stderr(`${formatNotice(fact)}\n`) },
+      // On stdio, stdin is the protocol: nobody can be asked.
+      prompter: !stdio && Deno.stdin.isTerminal() ? new TerminalPrompter({ io }) : undefined,
+    });
+    const quiet = flags.boolean("quiet");
+    const where = join(workspace, "conversations");
+    const stop = untilSignal();
+    try {
+      if (address === undefined) {
+        const serving = await serveStdio(gateway);
+        if (!quiet) {
+          io.stderr(
+            `spillway serve: ${gateway.tools.length} tools on stdio; ` +
+              `conversation ${serving.session.conversationId} in ${where}\n`,
+          );
+        }
+        await Promise.race([serving.ended, stop.signalled]);
+      } else {
+        const token = noAuth ? undefined : io.env[TOKEN_ENV] || generateToken();
+        const serving = await serveHttp(gateway, { ...address, token });
+        try {
+          io.stderr(`spillway serve: ${gateway.tools.length} tools at ${serving.url}\n`);
+          if (token !== undefined && !io.env[TOKEN_ENV]) io.stderr(`bearer token: ${token}\n`);
+          if (!quiet) io.stderr(`conversations: ${where}\n`);
+          await stop.signalled;
+        } finally {
+          await serving.close();
+        }
+      }
+    } finally {
+      stop.dispose();
+      await gateway.close();
+    }
+    return 0;
+  } finally {
+    await stopLogging();
+  }
+}
+
+/** 32 random bytes, hex. */
+function generateToken(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(32)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): { signalled: Promise<void>; dispose(): void } {
+  const signalled = Promise.withResolvers<void>();
+  const on = () => signalled.resolve();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, on);
+  return {
+    signalled: signalled.promise,
+    dispose: () => {
+      for (const signal of signals) Deno.removeSignalListener(signal, on);
+    },
+  };
+}

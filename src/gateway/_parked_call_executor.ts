@@ -1,0 +1,140 @@
+/**
+ * An {@linkcode Executor} over calls that are already parked in the
+ * execution service: `spillway serve`'s clients started them, so "starting"
+ * one only hands its parked outcome to the phase, and releasing it
+ * acknowledges it to the service. The client's request then settles with the
+ * acknowledged result, which the gateway checks against what was recorded
+ * before sending it ({@linkcode ParkedCallExecutor.delivered}).
+ *
+ * @module
+ */
+
+import type { ToolCall } from "../review/tool_call.ts";
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import type { ExecutionService } from "../service/execution_service.ts";
+import type {
+  Acknowledgement,
+  DeliveryOutcome,
+  ExecutionHandle,
+  ExecutionOutcome,
+  Executor,
+} from "../service/executor.ts";
+import type { ParkedCall } from "../service/parked_call.ts";
+import type { CallToolResult } from "../service/sdk.ts";
+import { toToolCallResponse } from "../service/to_tool_call_response.ts";
+
+interface Release {
+  readonly ack: Acknowledgement;
+  readonly recorded: ToolCallResponse | undefined;
+  readonly delivery: PromiseWithResolvers<DeliveryOutcome>;
+}
+
+/** The text of `result` as spillway records results (text blocks joined by newlines). */
+function responseOf(callId: string, result: CallToolResult): ToolCallResponse {
+  return toToolCallResponse(callId, result);
+}
+
+/** Runs nothing: it hands parked calls to a phase and releases them to their clients. */
+export class ParkedCallExecutor implements Executor {
+  readonly #service: ExecutionService;
+  readonly #parked = new Map<string, ParkedCall>();
+  readonly #releases = new Map<string, Release>();
+
+  /** @param service where the calls are parked */
+  constructor(service: ExecutionService) {
+    this.#service = service;
+  }
+
+  /** Adds parked calls the next phase will "start". */
+  add(calls: readonly ParkedCall[]): void {
+    for (const call of calls) this.#parked.set(call.callId, call);
+  }
+
+  /** Every parked call exists: the service already routed it. */
+  has(): boolean {
+    return true;
+  }
+
+  /** The parked outcome of `call`; releasing acknowledges it to the service. */
+  start(call: ToolCall): ExecutionHandle {
+    const parked = this.#parked.get(call.id);
+    this.#parked.delete(call.id);
+    const outcome: ExecutionOutcome = parked === undefined
+      ? { kind: "failed", reason: `call \`${call.id}\` is not parked` }
+      : parked.outcome.kind === "executed"
+      ? { kind: "executed", response: parked.outcome.response, barrier: parked.barrier }
+      : parked.outcome;
+    let released = false;
+    return {
+      outcome: Promise.resolve(outcome),
+      release: (ack, recorded) => {
+        if (released || parked === undefined) {
+          return Promise.resolve({
+            kind: "failed",
+            message: `call \`${call.id}\` cannot be released twice`,
+          });
+        }
+        released = true;
+        const release: Release = { ack, recorded, delivery: Promise.withResolvers() };
+        this.#releases.set(call.id, release);
+        try {
+          this.#service.acknowledge(call.id, ack);
+        } catch (error) {
+          this.#releases.delete(call.id);
+          return Promise.resolve({
+            kind: "failed",
+            message: `call \`${call.id}\` cannot be released: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          });
+        }
+        return release.delivery.promise;
+      },
+    };
+  }
+
+  /**
+   * What the client of call `callId` gets, given the result the service
+   * handed over: that result when its text is exactly what was recorded (or
+   * when the Host failed the call), else an error saying so, never a result
+   * the stream does not hold. Settles the release's delivery outcome.
+   */
+  delivered(callId: string, result: CallToolResult): CallToolResult {
+    const release = this.#releases.get(callId);
+    if (release === undefined) return result;
+    this.#releases.delete(callId);
+    const received = responseOf(callId, result);
+    if (release.ack.kind === "fail") {
+      release.delivery.resolve({ kind: "failed", message: release.ack.message });
+      return result;
+    }
+    const expected = release.recorded;
+    if (
+      expected === undefined || expected.content !== received.content ||
+      expected.isError !== received.isError
+    ) {
+      release.delivery.resolve({
+        kind: "mismatch",
+        expected: expected?.content ?? "(nothing recorded)",
+        received: received.content,
+      });
+      return {
+        content: [{
+          type: "text",
+          text: `the result of call \`${callId}\` differs from what was recorded: not delivered`,
+        }],
+        isError: true,
+      };
+    }
+    release.delivery.resolve({ kind: "delivered", response: received });
+    return result;
+  }
+
+  /** Settles a release whose client went away before receiving it. */
+  undelivered(callId: string, message: string): void {
+    const release = this.#releases.get(callId);
+    if (release === undefined) return;
+    this.#releases.delete(callId);
+    release.delivery.resolve({ kind: "failed", message });
+  }
+}

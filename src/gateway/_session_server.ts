@@ -1,0 +1,173 @@
+/**
+ * The MCP server one `spillway serve` client talks to: initialize with the
+ * gateway's capabilities, ping (the SDK answers it), `logging/setLevel`,
+ * `tools/list`, and `tools/call` through the session's host. While a call
+ * runs, the client's side of it is relayed: progress on the client's own
+ * progress token, log messages at or above the client's level, and the
+ * upstream's sampling and elicitation requests (with their answers back).
+ * While a call is parked, a client that sent a progress token gets a
+ * progress notification every so often, so its request does not time out.
+ *
+ * @module
+ */
+
+import type { SessionHost } from "./session_host.ts";
+import type { ExecutionService } from "../service/execution_service.ts";
+import {
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
+  type ProgressToken,
+  type RequestHandlerExtra,
+  Server,
+  type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
+  SetLevelRequestSchema,
+  type Tool,
+} from "../service/sdk.ts";
+import type { CallerRequest, ToolCallRelay } from "../service/tool_call_relay.ts";
+
+/** What {@linkcode createSessionServer} needs. */
+export interface SessionServerOptions {
+  /** The session id (tags the calls in the service). */
+  readonly session: string;
+  /** Where calls run. */
+  readonly service: ExecutionService;
+  /** The session's Host side. */
+  readonly host: SessionHost;
+  /** The listed tools (read on every `tools/list`). */
+  readonly tools: () => readonly Tool[];
+  /** Advertised capabilities. */
+  readonly capabilities: ServerCapabilities;
+  /** The server identity. */
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** A new call id. */
+  readonly nextCallId: () => string;
+  /** How often a parked call with a progress token gets a keep-alive progress notification, in ms. */
+  readonly parkProgressIntervalMs: number;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
+
+/** The server of one client session. */
+export function createSessionServer(options: SessionServerOptions): Server {
+  const server = new Server({ ...options.serverInfo }, { capabilities: options.capabilities });
+  let level: LoggingLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    level = request.params.level;
+    return {};
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...options.tools()] }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const callId = options.nextCallId();
+    const token = request.params._meta?.progressToken;
+    const progress = new ProgressRelay(token, extra);
+    const relay: ToolCallRelay = {
+      progress: (update) => progress.send(update),
+      log: (message) => {
+        const severity = SEVERITY.get(message.level as LoggingLevel);
+        if (
+          level !== undefined && severity !== undefined && severity < (SEVERITY.get(level) ?? 0)
+        ) {
+          return;
+        }
+        void extra.sendNotification({
+          method: "notifications/message",
+          params: { ...message } as ServerNotification["params"] & { level: LoggingLevel },
+        } as ServerNotification).catch(() => {});
+      },
+      request: (caller) => callerRequest(server, extra, caller),
+    };
+    options.service.whenParked(callId, {
+      resolve: () => progress.keepAlive(options.parkProgressIntervalMs),
+      reject: () => {},
+    });
+    return options.host.call(
+      callId,
+      () =>
+        options.service.callTool(request, {
+          signal: extra.signal,
+          callId,
+          session: options.session,
+          relay,
+        }),
+    ).finally(() => {
+      progress.stop();
+      options.service.forget(callId);
+    });
+  });
+  return server;
+}
+
+/** Sends one of the tool's requests to the client, if the client can take it. */
+async function callerRequest(
+  server: Server,
+  extra: Extra,
+  caller: CallerRequest,
+): Promise<Readonly<Record<string, unknown>>> {
+  const capabilities = server.getClientCapabilities();
+  if (caller.method === "sampling/createMessage") {
+    if (capabilities?.sampling === undefined) {
+      throw new Error("the client does not support sampling");
+    }
+    return await extra.sendRequest(
+      { method: caller.method, params: caller.params } as ServerRequest,
+      CreateMessageResultSchema,
+    );
+  }
+  if (capabilities?.elicitation === undefined) {
+    throw new Error("the client does not support elicitation");
+  }
+  return await extra.sendRequest(
+    { method: caller.method, params: caller.params } as ServerRequest,
+    ElicitResultSchema,
+  );
+}
+
+/** Progress on the client's token: relayed updates, then keep-alives while parked. */
+class ProgressRelay {
+  readonly #token: ProgressToken | undefined;
+  readonly #extra: Extra;
+  #last = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #stopped = false;
+
+  constructor(token: ProgressToken | undefined, extra: Extra) {
+    this.#token = token;
+    this.#extra = extra;
+  }
+
+  send(update: { progress: number; total?: number | undefined; message?: string | undefined }) {
+    if (this.#token === undefined || this.#stopped) return;
+    // Progress must increase; a tool that repeats a value is passed on nudged.
+    const progress = update.progress > this.#last ? update.progress : this.#last + 1;
+    this.#last = progress;
+    const params: Record<string, unknown> = { progressToken: this.#token, progress };
+    if (update.total !== undefined && update.total >= progress) params.total = update.total;
+    if (update.message !== undefined) params.message = update.message;
+    void this.#extra.sendNotification(
+      { method: "notifications/progress", params } as ServerNotification,
+    ).catch(() => {});
+  }
+
+  keepAlive(intervalMs: number): void {
+    if (this.#token === undefined || this.#stopped) return;
+    this.#timer = setInterval(() => {
+      this.send({
+        progress: this.#last + 1,
+        message: "the result is waiting to be recorded (review or sibling calls)",
+      });
+    }, intervalMs);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+  }
+}

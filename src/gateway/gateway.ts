@@ -1,0 +1,222 @@
+/**
+ * `spillway serve`'s engine: the configured tool sources behind one
+ * execution service, and one MCP server plus one {@linkcode SessionHost} per
+ * client session. Every client call is capped, recorded in the session's
+ * conversation stream and released exactly as the runtime's own calls are;
+ * the transports (stdio, Streamable HTTP) only connect clients to it.
+ *
+ * @module
+ */
+
+import { join, resolve } from "node:path";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
+import type { Prompter } from "../machines/prompter.ts";
+import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
+import { formatNotice } from "../review/notice.ts";
+import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
+import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
+import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
+import { ExecutionService } from "../service/execution_service.ts";
+import type { BarrierKind } from "../service/executor.ts";
+import type { Server, ServerCapabilities, Tool, Transport } from "../service/sdk.ts";
+import type { ByteSize } from "../size/byte_size.ts";
+import { FileStreamStore } from "../stream/file_stream_store.ts";
+import { newConversationId } from "../stream/new_conversation_id.ts";
+import type { StreamStore } from "../stream/stream_store.ts";
+import { createSessionServer } from "./_session_server.ts";
+import { listedTool } from "./listed_tools.ts";
+import { resultLimit } from "./result_limit.ts";
+import { SessionHost } from "./session_host.ts";
+
+/**
+ * How often a parked call whose client sent a progress token gets a
+ * keep-alive progress notification: 15 s, well inside the 60 s request
+ * timeout of the MCP SDK's clients (which reset it on progress when asked).
+ */
+export const PARK_PROGRESS_INTERVAL_MS = 15_000;
+
+/** Options of {@linkcode Gateway.start}. */
+export interface GatewayOptions {
+  /** The configuration (tools, thresholds, upstream servers). */
+  readonly config: SpillwayConfig;
+  /** Where conversations are recorded: `<workspace>/conversations`. */
+  readonly workspace: string;
+  /** Root of the builtin file tools and local commands. Default: the current directory. */
+  readonly cwd?: string;
+  /** The client ceiling (`--client-ceiling`). Default: none. */
+  readonly clientCeiling?: ByteSize | undefined;
+  /** Asks a person under `ask`/`edit`. Default: none (such tools are refused at start). */
+  readonly prompter?: Prompter | undefined;
+  /** Prints notices. Default: one line on stderr each. */
+  readonly noticeSink?: NoticeSink;
+  /** The stream store. Default: files under `<workspace>/conversations`. */
+  readonly store?: StreamStore;
+  /** Builtin tools registered in code. Default: none beyond the file tools. */
+  readonly tools?: readonly BuiltinTool[];
+  /** Where upstream servers' stderr goes. Default `"inherit"`. */
+  readonly upstreamStderr?: "inherit" | "null";
+  /** See {@linkcode PARK_PROGRESS_INTERVAL_MS}. Default: that constant. */
+  readonly parkProgressIntervalMs?: number;
+}
+
+/** One connected client. */
+export interface GatewaySession {
+  /** The session id. */
+  readonly id: string;
+  /** The conversation it records into. */
+  readonly conversationId: string;
+  /** Its MCP server. */
+  readonly server: Server;
+  /** Disconnects it: its running calls are cancelled (and recorded as such). */
+  close(): Promise<void>;
+}
+
+const stderrNotices: NoticeSink = { notice: (fact) => console.error(formatNotice(fact)) };
+
+/** The gateway: start it, connect clients, close it. */
+export class Gateway {
+  readonly #options: GatewayOptions;
+  readonly #service: ExecutionService;
+  readonly #policyFor: PolicyFor;
+  readonly #store: StreamStore;
+  readonly #sessions = new Map<string, GatewaySession>();
+  #tools: Tool[] = [];
+  #nextCall = 0;
+  #closing: Promise<void> | undefined;
+
+  private constructor(options: GatewayOptions, service: ExecutionService, policyFor: PolicyFor) {
+    this.#options = options;
+    this.#service = service;
+    this.#policyFor = policyFor;
+    this.#store = options.store ??
+      new FileStreamStore(join(resolve(options.workspace), "conversations"));
+  }
+
+  /**
+   * Starts the tool sources and lists their tools.
+   *
+   * @throws {SpillwayError} `config_invalid`, `tool_unavailable` (an upstream
+   *   server cannot start), `terminal_required` (an `ask`/`edit` tool without a prompter)
+   */
+  static async start(options: GatewayOptions): Promise<Gateway> {
+    const { config, clientCeiling } = options;
+    const policyFor = cachedPolicies(config, (_tool, policy) => {
+      const limit = resultLimit(policy.sizeThreshold, clientCeiling);
+      return limit.cause === "client ceiling"
+        ? { ...policy, sizeThreshold: limit.threshold, thresholdCause: "client ceiling" }
+        : policy;
+    });
+    const plan = toolSourcesFromConfig(config, {
+      cwd: resolve(options.cwd ?? Deno.cwd()),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+      ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
+    });
+    const barrierFor = (tool: string): BarrierKind => {
+      const result = policyFor(tool).result;
+      return result === "ask" || result === "edit" ? "review" : "record";
+    };
+    const service = new ExecutionService({
+      sources: plan.sources,
+      toolNames: plan.routes,
+      barrierFor,
+    });
+    const gateway = new Gateway(options, service, policyFor);
+    try {
+      await service.start();
+      if (options.prompter === undefined) {
+        refuseToolsNeedingPerson(service.list().map((tool) => tool.name), config, policyFor);
+      }
+    } catch (error) {
+      await service.close();
+      throw error;
+    }
+    gateway.#tools = service.list().map((definition) =>
+      listedTool(definition, {
+        description: config.tool(definition.name).description(),
+        limitBytes: resultLimit(policyFor(definition.name).sizeThreshold, undefined).bytes,
+      })
+    );
+    return gateway;
+  }
+
+  /** The tools as clients see them. */
+  get tools(): readonly Tool[] {
+    return this.#tools;
+  }
+
+  /** The sessions connected now. */
+  get sessions(): readonly GatewaySession[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** What the gateway advertises at initialize. */
+  get capabilities(): ServerCapabilities {
+    return { tools: { listChanged: true }, logging: {} };
+  }
+
+  /**
+   * Connects a client over `transport` as a new session.
+   *
+   * @param transport the client's transport (not started yet)
+   * @param id the session id. Default: a random UUID.
+   */
+  async connect(transport: Transport, id: string = crypto.randomUUID()): Promise<GatewaySession> {
+    if (this.#closing !== undefined) throw new TypeError("the gateway is closed");
+    const conversationId = newConversationId();
+    const host = new SessionHost({
+      service: this.#service,
+      session: id,
+      store: this.#store,
+      conversationId,
+      policyFor: this.#policyFor,
+      prompter: this.#options.prompter ?? refusingPrompter,
+      noticeSink: this.#options.noticeSink ?? stderrNotices,
+    });
+    const server = createSessionServer({
+      session: id,
+      service: this.#service,
+      host,
+      tools: () => this.#tools,
+      capabilities: this.capabilities,
+      serverInfo: { name: "spillway", version: "0.1.0" },
+      nextCallId: () => `call_${++this.#nextCall}`,
+      parkProgressIntervalMs: this.#options.parkProgressIntervalMs ?? PARK_PROGRESS_INTERVAL_MS,
+    });
+    let closed: Promise<void> | undefined;
+    const session: GatewaySession = {
+      id,
+      conversationId,
+      server,
+      close: () => {
+        closed ??= (async () => {
+          this.#sessions.delete(id);
+          await server.close();
+          await host.close();
+        })();
+        return closed;
+      },
+    };
+    server.onclose = () => void session.close();
+    this.#sessions.set(id, session);
+    await server.connect(transport);
+    return session;
+  }
+
+  /**
+   * Stops: every session is disconnected (running calls cancelled, parked
+   * ones failed with "runtime closed"), the tool sources are closed.
+   * Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#service.close();
+      await Promise.allSettled([...this.#sessions.values()].map((session) => session.close()));
+    })();
+    return this.#closing;
+  }
+}
+
+const refusingPrompter: Prompter = {
+  ask: () => Promise.reject(new Error("no terminal is attached to ask")),
+  edit: () => Promise.reject(new Error("no terminal is attached to edit")),
+};

@@ -1,0 +1,111 @@
+/**
+ * Who may talk to `spillway serve --http`: a request must carry the bearer
+ * token (unless the gateway runs with `--no-auth`, which only a loopback
+ * address allows), and must not come from a web page on another origin.
+ * A browser page can reach a loopback server by DNS rebinding (a hostile
+ * name that resolves to 127.0.0.1), so a loopback gateway also insists on a
+ * loopback `Host`, and any `Origin` header must be a loopback origin or one
+ * the user allowed.
+ *
+ * @module
+ */
+
+/** Names a loopback address can be reached by. */
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** Whether `hostname` (as given to `--http`) is a loopback address. */
+export function isLoopback(hostname: string): boolean {
+  const bare = hostname.toLowerCase();
+  return LOOPBACK_HOSTS.has(bare) || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/** The host part of a `Host` header (`localhost:8080` → `localhost`, `[::1]:80` → `[::1]`). */
+function hostOf(header: string): string {
+  const value = header.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(0, value.indexOf("]") + 1);
+  const colon = value.lastIndexOf(":");
+  return colon === -1 ? value : value.slice(0, colon);
+}
+
+/** Options of {@linkcode checkAccess}. */
+export interface AccessPolicy {
+  /** The bearer token every request must carry; `undefined` under `--no-auth`. */
+  readonly token: string | undefined;
+  /** Whether the gateway listens on a loopback address (then `Host` must be loopback too). */
+  readonly loopback: boolean;
+  /** Origins allowed besides loopback ones (`https://app.example`). Default: none. */
+  readonly allowedOrigins?: readonly string[];
+}
+
+/**
+ * `undefined` when `request` may go on, else the response refusing it:
+ * 403 for a foreign `Host` or `Origin`, 401 without the right token.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkAccess } from "./http_access.ts";
+ * const policy = { token: "s3cret", loopback: true };
+ * const ok = new Request("http://127.0.0.1:7/mcp", { headers: { authorization: "Bearer s3cret" } });
+ * assert.equal(checkAccess(ok, policy), undefined);
+ * assert.equal(checkAccess(new Request("http://127.0.0.1:7/mcp"), policy)?.status, 401);
+ * const evil = new Request("http://127.0.0.1:7/mcp", {
+ *   headers: { authorization: "Bearer s3cret", origin: "http://evil.example" },
+ * });
+ * assert.equal(checkAccess(evil, policy)?.status, 403);
+ * ```
+ */
+export function checkAccess(request: Request, policy: AccessPolicy): Response | undefined {
+  const host = request.headers.get("host");
+  if (policy.loopback && host !== null && !isLoopback(hostOf(host))) {
+    return refuse(403, `Host \`${host}\` is not a loopback name: refused (DNS rebinding guard)`);
+  }
+  const origin = request.headers.get("origin");
+  if (origin !== null && !originAllowed(origin, policy.allowedOrigins ?? [])) {
+    return refuse(403, `Origin \`${origin}\` is not allowed`);
+  }
+  if (policy.token !== undefined) {
+    const given = request.headers.get("authorization") ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(given);
+    if (match === null || !sameSecret(match[1] ?? "", policy.token)) {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "missing or wrong bearer token" },
+          id: null,
+        }),
+        {
+          status: 401,
+          headers: { "content-type": "application/json", "www-authenticate": "Bearer" },
+        },
+      );
+    }
+  }
+  return undefined;
+}
+
+function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  if (allowed.includes(origin)) return true;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Compares secrets in time independent of where they first differ. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  let differs = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) differs |= (a[i] ?? 0) ^ (b[i] as number);
+  return differs === 0;
+}
+
+function refuse(status: number, message: string): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    { status, headers: { "content-type": "application/json" } },
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * The Host side of one `spillway serve` client session. The client's calls
+ * run in the shared execution service and park there; this host gathers the
+ * calls that are in flight together into one phase, and once every one of
+ * them is parked, runs that phase through the same phase end (each tool's
+ * threshold, or the client ceiling) and commit (the 2 MiB batch ceiling,
+ * largest first; record; flush; release) as the runtime's own calls. Calls
+ * that arrive while a phase is being committed form the next one.
+ *
+ * Each session records into its own conversation stream: a
+ * `tool_call_request` per call, then the responses exactly as delivered.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { createActor, toPromise } from "xstate";
+import { commitMachine, type CommitOutput } from "../machines/commit_machine.ts";
+import type { IndexedCall } from "../machines/indexed_call.ts";
+import { type PhaseEndedEvent, phaseMachine } from "../machines/phase_machine.ts";
+import type { Prompter } from "../machines/prompter.ts";
+import { reportNotice } from "../machines/report_notice.ts";
+import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
+import type { ExecutionService } from "../service/execution_service.ts";
+import type { ParkedCall } from "../service/parked_call.ts";
+import type { CallToolResult } from "../service/sdk.ts";
+import type { ToolCallRequestEvent } from "../stream/events.ts";
+import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
+import { ParkedCallExecutor } from "./_parked_call_executor.ts";
+
+const log = getLogger(["spillway", "gateway"]);
+
+/** Options of {@linkcode SessionHost}. */
+export interface SessionHostOptions {
+  /** Where the session's calls run and park. */
+  readonly service: ExecutionService;
+  /** The client session id (as the service tags the calls). */
+  readonly session: string;
+  /** Where the conversation is recorded. */
+  readonly store: StreamStore;
+  /** The conversation this session records into (opened on its first call). */
+  readonly conversationId: string;
+  /** Each tool's policy, with the client ceiling already applied. */
+  readonly policyFor: PolicyFor;
+  /** Asks a person under `ask`/`edit`. */
+  readonly prompter: Prompter;
+  /** Prints the notices of cut responses. */
+  readonly noticeSink: NoticeSink;
+}
+
+/** Collects a session's calls into phases and commits them. */
+export class SessionHost {
+  readonly #options: SessionHostOptions;
+  readonly #executor: ParkedCallExecutor;
+  /** Calls sent to the service and not yet parked. */
+  readonly #running = new Set<string>();
+  /** Parked calls waiting for their phase to close. */
+  #pending: ParkedCall[] = [];
+  #committing: Promise<void> | undefined;
+  #stream: Promise<ConversationStream> | undefined;
+  #nextIndex = 0;
+  readonly #unsubscribe: () => void;
+
+  /** Starts listening for the session's parked calls. */
+  constructor(options: SessionHostOptions) {
+    this.#options = options;
+    this.#executor = new ParkedCallExecutor(options.service);
+    this.#unsubscribe = options.service.onParked((call) => {
+      if (call.session === options.session) this.#parked(call);
+    });
+  }
+
+  /** The conversation this session records into. */
+  get conversationId(): string {
+    return this.#options.conversationId;
+  }
+
+  /**
+   * Runs one client call: through the service, into a phase, recorded,
+   * released. Resolves with what the client receives.
+   */
+  async call(
+    callId: string,
+    run: () => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    this.#running.add(callId);
+    let result: CallToolResult;
+    try {
+      result = await run();
+    } finally {
+      // A call that never parked (unknown tool, service closed) leaves the phase.
+      if (this.#running.delete(callId)) this.#maybeClosePhase();
+    }
+    return this.#executor.delivered(callId, result);
+  }
+
+  /** Stops listening; waits for the phase being committed. */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    await this.#committing;
+    const stream = await this.#stream?.catch(() => undefined);
+    await stream?.close();
+  }
+
+  #parked(call: ParkedCall): void {
+    this.#running.delete(call.callId);
+    this.#pending.push(call);
+    this.#maybeClosePhase();
+  }
+
+  /** A phase closes when every call in flight with it is parked and no commit is running. */
+  #maybeClosePhase(): void {
+    if (this.#committing !== undefined || this.#running.size > 0 || this.#pending.length === 0) {
+      return;
+    }
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#committing = this.#commit(batch).catch((error) => {
+      log.error("committing calls of session {session} failed: {error}", {
+        session: this.#options.session,
+        error,
+      });
+      for (const call of batch) this.#failUnreleased(call, error);
+    }).finally(() => {
+      this.#committing = undefined;
+      this.#maybeClosePhase();
+    });
+  }
+
+  #failUnreleased(call: ParkedCall, error: unknown): void {
+    const message = `the result of call \`${call.callId}\` was not recorded: ${
+      error instanceof Error ? error.message : String(error)
+    }`;
+    try {
+      this.#options.service.acknowledge(call.callId, { kind: "fail", message });
+    } catch {
+      // Already released by the commit before it failed.
+    }
+  }
+
+  #openStream(): Promise<ConversationStream> {
+    this.#stream ??= this.#options.store.open(this.#options.conversationId);
+    return this.#stream;
+  }
+
+  /** Phase end, then commit, over one batch of parked calls. */
+  async #commit(batch: readonly ParkedCall[]): Promise<void> {
+    const stream = await this.#openStream();
+    const calls: IndexedCall[] = batch.map((parked) => ({
+      index: this.#nextIndex++,
+      call: { id: parked.callId, name: parked.tool, arguments: parked.arguments },
+    }));
+    await stream.append(calls.map(({ call }): ToolCallRequestEvent => ({
+      type: "tool_call_request",
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    })));
+    this.#executor.add(batch);
+    const { policyFor, prompter, noticeSink } = this.#options;
+    const phase = createActor(phaseMachine, {
+      input: { calls, policyFor, executor: this.#executor, prompter },
+    });
+    const ended = new Promise<PhaseEndedEvent>((resolve) => phase.on("phase.ended", resolve));
+    const phaseDone = toPromise(phase);
+    phase.start();
+    const { result } = await Promise.race([
+      ended,
+      phaseDone.then(() => Promise.reject(new Error("the phase stopped before its end"))),
+    ]);
+    for (const fact of result.notices) reportNotice(noticeSink, fact);
+    const commit = createActor(commitMachine, {
+      input: { executed: result.slots, preResolved: [], stream, noticeSink, phase },
+    });
+    commit.start();
+    const output: CommitOutput = await toPromise(commit);
+    await phaseDone;
+    if (output.status === "failed") {
+      log.error("session {session}: {error}", {
+        session: this.#options.session,
+        error: output.error?.message,
+      });
+    }
+  }
+}

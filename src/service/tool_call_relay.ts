@@ -1,0 +1,54 @@
+/**
+ * What a tool source may pass back to the caller while a call runs: progress,
+ * log messages, and requests for the caller itself (MCP sampling and
+ * elicitation). `spillway serve` relays them between an upstream MCP server
+ * and the client that made the call; the runtime's own executor passes none.
+ *
+ * @module
+ */
+
+/** One progress update (MCP `notifications/progress` without the token). */
+export interface ProgressUpdate {
+  /** Progress so far; increases with every update. */
+  readonly progress: number;
+  /** The total, when known. */
+  readonly total?: number | undefined;
+  /** A human-readable status line. */
+  readonly message?: string | undefined;
+}
+
+/** One log message (the params of MCP `notifications/message`). */
+export interface LogMessage {
+  /** Its severity: `debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`. */
+  readonly level: string;
+  /** The logger's name, when given. */
+  readonly logger?: string | undefined;
+  /** Any JSON value. */
+  readonly data: unknown;
+}
+
+/** A request the tool sends to the caller: `sampling/createMessage` or `elicitation/create`. */
+export interface CallerRequest {
+  /** The MCP method. */
+  readonly method: "sampling/createMessage" | "elicitation/create";
+  /** The request's params, as the tool sent them. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The caller's side of a running call. Every member is optional: a caller
+ * that cannot relay something leaves it out, and the source then behaves as
+ * if its client did not support it.
+ */
+export interface ToolCallRelay {
+  /** Passes a progress update on to the caller (who asked for progress). */
+  readonly progress?: (update: ProgressUpdate) => void;
+  /** Passes a log message on to the caller. */
+  readonly log?: (message: LogMessage) => void;
+  /**
+   * Sends `request` to the caller and resolves with its answer.
+   *
+   * @throws when the caller cannot answer (no such capability, transport gone, an error reply)
+   */
+  readonly request?: (request: CallerRequest) => Promise<Readonly<Record<string, unknown>>>;
+}

@@ -1,0 +1,146 @@
+/**
+ * `spillway serve --http` in front of a real upstream (the conformance
+ * server over stdio), with real SDK clients: results are capped with the
+ * exact marker and recorded exactly as delivered; uncut results keep their
+ * non-text content; requests without the token or from a foreign origin
+ * reach no tool.
+ */
+
+import assert from "node:assert/strict";
+import { serveHttp } from "../src/gateway/serve_http.ts";
+import { type HttpGateway, startHttpGateway, textOf } from "./gateway_fixtures.ts";
+
+const MARKER_3MB = "\n... [truncated, 3.0 MB → 256.0 KB]";
+
+Deno.test("an SDK client over HTTP gets a 3 MB result capped, exactly as recorded", async () => {
+  await using gw: HttpGateway = await startHttpGateway();
+  const client = await gw.client();
+  const result = await client.callTool({ name: "big", arguments: { bytes: 3 * 1024 * 1024 } });
+  const text = textOf(result);
+  assert.ok(text.endsWith(MARKER_3MB), text.slice(-80));
+  assert.equal(new TextEncoder().encode(text).length, 262_144);
+  assert.deepEqual(gw.notices.map((n) => [n.tool, n.cause, n.capBytes, n.originalBytes]), [
+    ["big", "size_threshold", 262_144, 3 * 1024 * 1024],
+  ]);
+  const events = await gw.events();
+  assert.deepEqual(events.map((e) => e.type), ["tool_call_request", "tool_call_response"]);
+  const response = events[1];
+  assert.ok(response?.type === "tool_call_response");
+  assert.equal(response.content, text, "recorded == delivered, byte for byte");
+  assert.equal(response.is_error, false);
+});
+
+Deno.test("an uncut result keeps its images and resources through the gateway", async () => {
+  await using gw = await startHttpGateway();
+  const client = await gw.client();
+  const result = await client.callTool({ name: "test_multiple_content_types", arguments: {} });
+  assert.deepEqual(
+    (result.content as { type: string }[]).map((block) => block.type),
+    ["text", "image", "resource"],
+  );
+  const audio = await client.callTool({ name: "test_audio_content", arguments: {} });
+  assert.equal((audio.content as { type: string }[])[0]?.type, "audio");
+  const events = await gw.events();
+  const responses = events.filter((e) => e.type === "tool_call_response");
+  assert.deepEqual(responses.map((e) => e.type === "tool_call_response" && e.content), [
+    "Multiple content types test:",
+    "",
+  ]);
+});
+
+Deno.test("tools are listed with annotations and the result-size hint", async () => {
+  await using gw = await startHttpGateway();
+  const client = await gw.client();
+  const { tools } = await client.listTools();
+  const big = tools.find((tool) => tool.name === "big");
+  assert.deepEqual(big?.annotations, { readOnlyHint: true });
+  assert.equal(big?._meta?.["anthropic/maxResultSizeChars"], 262_144);
+  assert.deepEqual(big?.inputSchema.required, ["bytes"]);
+  assert.ok(tools.some((tool) => tool.name === "fs_read_file"));
+});
+
+Deno.test("a request without the token gets 401 and runs no tool", async () => {
+  await using gw = await startHttpGateway();
+  const call = (headers: Record<string, string>) =>
+    fetch(gw.serving.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    });
+  const none = await call({});
+  assert.equal(none.status, 401);
+  assert.equal(none.headers.get("www-authenticate"), "Bearer");
+  await none.body?.cancel();
+  const wrong = await call({ authorization: "Bearer nope" });
+  assert.equal(wrong.status, 401);
+  await wrong.body?.cancel();
+  const foreign = await call({ authorization: "Bearer test-token", origin: "http://evil.example" });
+  assert.equal(foreign.status, 403);
+  await foreign.body?.cancel();
+  // fetch() cannot set Host: a DNS-rebound page's request, sent by hand.
+  assert.match(await rawStatusLine(gw.serving.url, "evil.example"), /^HTTP\/1\.1 403/);
+  assert.equal(gw.gateway.sessions.length, 0, "no session was created");
+  await assert.rejects(() => gw.client({ authorization: "Bearer nope" }));
+  assert.equal(gw.gateway.sessions.length, 0);
+  await assert.rejects(Deno.stat(`${gw.workspace}/conversations`), Deno.errors.NotFound);
+});
+
+Deno.test("--no-auth is refused on a non-loopback address", async () => {
+  await using gw = await startHttpGateway();
+  await assert.rejects(
+    () => serveHttp(gw.gateway, { hostname: "0.0.0.0", port: 0, token: undefined }),
+    /--no-auth is refused on `0\.0\.0\.0`/,
+  );
+});
+
+Deno.test("calls in flight together are one batch: 2 MiB spent largest first", async () => {
+  await using gw = await startHttpGateway({
+    config: (await import("./gateway_fixtures.ts")).upstreamConfig(
+      `[conversation.tools.big]\nsize_threshold = "unlimited"\n`,
+    ),
+  });
+  const client = await gw.client();
+  const sizes = [1_500_000, 1_000_000, 100_000];
+  const results = await Promise.all(
+    sizes.map((bytes) => client.callTool({ name: "big", arguments: { bytes } })),
+  );
+  const lengths = results.map((r) => new TextEncoder().encode(textOf(r)).length);
+  assert.ok(lengths.reduce((a, b) => a + b) <= 2 * 1024 * 1024, `${lengths}`);
+  assert.equal(lengths[2], 100_000, "the small one stays whole");
+  assert.ok(textOf(results[0]).includes("[truncated, 1.4 MB →"));
+  assert.ok(textOf(results[1]).includes("[truncated, 976.5 KB →"));
+  assert.deepEqual(gw.notices.map((n) => n.cause), ["batch ceiling", "batch ceiling"]);
+  const events = await gw.events();
+  const recorded = events.flatMap((e) => e.type === "tool_call_response" ? [e.content] : []);
+  assert.deepEqual(recorded, results.map(textOf));
+});
+
+/** Sends a POST with `Host: host` over a raw connection; returns the status line. */
+async function rawStatusLine(url: URL, host: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+  try {
+    const body = "{}";
+    const request = `POST ${url.pathname} HTTP/1.1\r\nHost: ${host}\r\n` +
+      `Authorization: Bearer test-token\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    await conn.write(new TextEncoder().encode(request));
+    const buffer = new Uint8Array(256);
+    const n = await conn.read(buffer);
+    return new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0] ?? "";
+  } finally {
+    conn.close();
+  }
+}
