@@ -87,6 +87,12 @@ export {
   type ToolResult,
   type ToolSource,
 } from "./service/tool_source.ts";
+export type {
+  CallerRequest,
+  LogMessage,
+  ProgressUpdate,
+  ToolCallRelay,
+} from "./service/tool_call_relay.ts";
 export type { Prompter, ResultDecision, RunDecision } from "./machines/prompter.ts";
 export type { TurnObserver } from "./machines/turn_observer.ts";
 export type { Clock, NoticeSink } from "./machines/turn_dependencies.ts";
