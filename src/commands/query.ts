@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { InspectionLog } from "../host/inspection_log.ts";
+import { StopSignals } from "../host/stop_signals.ts";
 import { plural } from "../host/plural.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
@@ -52,8 +53,13 @@ The model is the scripted provider: --script FILE replays a TOML file of
 [[cycles]] (see examples/demo/script.toml). Notices (one line on stderr per
 cut response) are printed under --quiet too.
 
+Ctrl-C, SIGTERM and SIGHUP cancel the running calls (local tools' process
+groups are killed); the cancellations and the turn's end are recorded before
+spillway exits.
+
 Exits 0 when the turn finished, 1 when it failed (the reason is printed and
-recorded in the stream), 2 on a usage error.`,
+recorded in the stream), 2 on a usage error, and 128 + the signal's number
+when a signal stopped it: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).`,
   flags: [
     ...CONFIG_FLAGS,
     { name: "script", kind: "string", valueName: "FILE", help: "the scripted model's TOML script" },
@@ -118,7 +124,14 @@ interface TerminalQuery {
 
 /** Runs the turn with the terminal as its host; returns the exit code. */
 async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<number> {
-  const { io, config, conversationId, quiet } = query;
+  const { config, conversationId, quiet } = query;
+  // SIGTERM and SIGHUP stop the turn the way Ctrl-C does; listening from the
+  // start keeps them from killing the process while tools are starting.
+  using stop = StopSignals.listen({
+    onStop: (_signal, says) =>
+      io.stderr(`\n${says}: cancelling; running calls get their cancellation response…\n`),
+  });
+  const io = bestEffortAfterHangup(query.io, stop);
   // Warnings and errors quote outside values (tool names, server messages).
   const printError = (text: string) => io.stderr(sanitizeForTerminal(text));
   const reporter = new TerminalReporter({
@@ -146,23 +159,18 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   const inspection = query.inspectPath === undefined
     ? undefined
     : await InspectionLog.create(resolve(io.cwd, query.inspectPath));
-  const cancel = new AbortController();
-  const onInterrupt = () => {
-    io.stderr("\ncancelling: running calls get their cancellation response…\n");
-    cancel.abort(new DOMException("interrupted (Ctrl-C)", "AbortError"));
-  };
-  Deno.addSignalListener("SIGINT", onInterrupt);
   let result: QueryResult;
   try {
+    // Stopped while starting: there is no turn to record.
+    if (stop.signal.aborted) return stop.exitCode(1);
     result = await runtime.query(prompt, {
       conversationId,
-      signal: cancel.signal,
+      signal: stop.signal,
       ...(inspection === undefined
         ? {}
         : { inspect: (event) => inspection.observe(event as InspectionEvent) }),
     });
   } finally {
-    Deno.removeSignalListener("SIGINT", onInterrupt);
     inspection?.close();
     await runtime.close();
   }
@@ -173,7 +181,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   if (result.status === "failed") {
     printError(`The turn failed: ${result.reason ?? "unknown reason"}\n`);
     printError(`Conversation ${conversationId}: ${where}\n`);
-    return 1;
+    return stop.exitCode(1);
   }
   const cuts = result.notices.length;
   const summary = `${plural(result.cycles, "model request")}, ${plural(cuts, "cut response")}`;
@@ -182,5 +190,21 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
       `${quiet ? "" : "\n"}Conversation ${conversationId} (${summary}): ${where}\n`,
     ),
   );
-  return 0;
+  return stop.exitCode(0);
+}
+
+/**
+ * `io` whose writes are best effort once the terminal hung up (SIGHUP): a
+ * closed terminal fails every write, and the turn must still record its
+ * cancellations and `turn_end` and exit cleanly.
+ */
+function bestEffortAfterHangup(io: CommandIo, stop: StopSignals): CommandIo {
+  const guard = (write: (text: string) => void) => (text: string) => {
+    try {
+      write(text);
+    } catch (error) {
+      if (stop.received !== "SIGHUP") throw error;
+    }
+  };
+  return { ...io, stdout: guard(io.stdout), stderr: guard(io.stderr) };
 }
