@@ -19,6 +19,8 @@ import { serveStdio } from "../gateway/serve_stdio.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { formatNotice } from "../review/notice.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
@@ -135,16 +137,24 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   }
   const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
+  // Notices and warnings name tools (from upstream servers, clients, config): one inert line each.
+  const printLine = (line: string) =>
+    io.stderr(`${sanitizeForTerminal(line, { singleLine: true })}\n`);
   try {
     const gateway = await Gateway.start({
       config,
       workspace,
       cwd: io.cwd,
       clientCeiling,
-      noticeSink: { notice: (fact) => io.stderr(`${formatNotice(fact)}\n`) },
+      noticeSink: { notice: (fact) => printLine(formatNotice(fact)) },
+      // An upstream server's own stderr is outside text too (stdout stays the protocol's).
+      upstreamStderr: (text) => io.stderr(sanitizeForTerminal(text)),
       // On stdio, stdin is the protocol: nobody can be asked.
       prompter: !stdio && Deno.stdin.isTerminal() ? new TerminalPrompter({ io }) : undefined,
     });
+    // A misspelled entry would apply to nothing: say so at start, then serve.
+    const tools = gateway.tools.map((tool) => tool.name);
+    for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
     const quiet = flags.boolean("quiet");
     const where = join(workspace, "conversations");
     const stop = untilSignal();

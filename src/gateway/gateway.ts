@@ -13,6 +13,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import { formatNotice } from "../review/notice.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
@@ -53,8 +54,8 @@ export interface GatewayOptions {
   readonly store?: StreamStore;
   /** Builtin tools registered in code. Default: none beyond the file tools. */
   readonly tools?: readonly BuiltinTool[];
-  /** Where upstream servers' stderr goes. Default `"inherit"`. */
-  readonly upstreamStderr?: "inherit" | "null";
+  /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default `"inherit"`. */
+  readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
   /** See {@linkcode PARK_PROGRESS_INTERVAL_MS}. Default: that constant. */
   readonly parkProgressIntervalMs?: number;
 }
@@ -71,7 +72,10 @@ export interface GatewaySession {
   close(): Promise<void>;
 }
 
-const stderrNotices: NoticeSink = { notice: (fact) => console.error(formatNotice(fact)) };
+/** Notices name tools (from upstream servers, clients, config): one inert line each. */
+const stderrNotices: NoticeSink = {
+  notice: (fact) => console.error(sanitizeForTerminal(formatNotice(fact), { singleLine: true })),
+};
 
 /** The gateway: start it, connect clients, close it. */
 export class Gateway {
