@@ -9,8 +9,45 @@ import assert from "node:assert/strict";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { LocalToolSource, type LocalToolSpec } from "../src/service/local/local_tool_source.ts";
 import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
+import {
+  CONTRACT_TIMEOUT_MS,
+  defineToolSourceContract,
+} from "../src/testing/tool_source_contract.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../src/service/tool_timeout.ts";
+import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
 
 const never = new AbortController().signal;
+
+/** Prints the `text` argument read from stdin, byte for byte. */
+const ECHO_TEXT = "const args = JSON.parse(await new Response(Deno.stdin.readable).text()); " +
+  "await Deno.stdout.write(new TextEncoder().encode(args.text));";
+
+defineToolSourceContract("LocalToolSource", async () => {
+  const probe = await ProcessProbe.create();
+  const holdProbe = (timeoutMs: number) => ({
+    command: ["sh", "-c", `${HOLD_PROBE}; exec sleep 600`, "sh", probe.path],
+    timeoutMs,
+  });
+  const source = new LocalToolSource({
+    tools: [
+      { name: "echo", command: [Deno.execPath(), "eval", ECHO_TEXT] },
+      { name: "fail", command: ["sh", "-c", 'echo "failed: $(cat)" >&2; exit 3'] },
+      { name: "hang", ...holdProbe(CONTRACT_TIMEOUT_MS) },
+      { name: "wait", ...holdProbe(DEFAULT_TOOL_TIMEOUT_MS) },
+    ],
+    killGraceMs: 300,
+  });
+  return {
+    source,
+    tools: { echo: "echo", fail: "fail", hang: "hang", wait: "wait" },
+    starts: probe.starts,
+    stops: probe.stops,
+    async cleanup() {
+      await source.close();
+      await probe[Symbol.asyncDispose]();
+    },
+  };
+}, { noMalformedResult: "a local tool's stdout is a text result, whatever its bytes" });
 
 /** Runs one call of a one-tool source and closes it. */
 async function runTool(
@@ -31,31 +68,6 @@ function textOf(result: ToolResult): string {
   assert.equal(block?.type, "text");
   assert.equal(typeof block?.text, "string");
   return block?.text as string;
-}
-
-/** Whether a pid names a live (non-zombie) process. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Waits until `pid` is gone: a signal is delivered a moment after `kill()` returns. */
-async function assertDies(pid: number): Promise<void> {
-  for (let waited = 0; isAlive(pid); waited += 10) {
-    assert.ok(waited < 2_000, `process ${pid} survived`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function readPids(file: string): Promise<number[]> {
-  const text = await Deno.readTextFile(file);
-  const pids = text.trim().split(/\s+/).map(Number);
-  assert.ok(pids.length > 0 && pids.every((pid) => Number.isInteger(pid) && pid > 0), text);
-  return pids;
 }
 
 Deno.test("list() advertises every configured tool with a permissive schema", async () => {
@@ -157,93 +169,91 @@ Deno.test("a missing working directory is an error result naming it", async () =
 });
 
 Deno.test("a timeout kills the whole process group, grandchildren included", async () => {
-  const pidFile = await Deno.makeTempFile();
-  try {
-    const started = performance.now();
-    const result = await runTool({
-      command: [
-        "sh",
-        "-c",
-        'sleep 30 & echo $! > "$1"; sleep 30 & echo $! >> "$1"; echo started; wait',
-        "sh",
-        pidFile,
-      ],
-      timeoutMs: 400,
-    });
-    assert.ok(performance.now() - started < 5_000);
-    assert.equal(result.isError, true);
-    assert.equal(textOf(result), "timed out after 0.4s\n\nstdout:\nstarted\n");
-    const pids = await readPids(pidFile);
-    assert.equal(pids.length, 2);
-    for (const pid of pids) await assertDies(pid);
-  } finally {
-    await Deno.remove(pidFile);
-  }
+  await using probe = await ProcessProbe.create();
+  const result = await runTool({
+    command: [
+      "sh",
+      "-c",
+      `${HOLD_PROBE}; sleep 600 & echo $! >&3; sleep 600 & echo $! >&3; echo started; wait`,
+      "sh",
+      probe.path,
+    ],
+    timeoutMs: 400,
+  });
+  assert.equal(result.isError, true);
+  assert.equal(textOf(result), "timed out after 0.4s\n\nstdout:\nstarted\n");
+  // The probe's end-of-file: the shell and both sleeps, which hold it too, are gone.
+  await probe.stops.reached(1);
+  assert.equal(probe.pids.length, 3);
 });
 
 Deno.test("a timeout escalates to SIGKILL when the group ignores SIGTERM", async () => {
-  const pidFile = await Deno.makeTempFile();
-  try {
-    // An ignored signal stays ignored across fork and exec: the sleep ignores SIGTERM too.
-    const result = await runTool({
-      command: ["sh", "-c", 'trap "" TERM; sleep 30 & echo $! > "$1"; wait; wait', "sh", pidFile],
-      timeoutMs: 300,
-    });
-    assert.equal(textOf(result), "timed out after 0.3s");
-    for (const pid of await readPids(pidFile)) await assertDies(pid);
-  } finally {
-    await Deno.remove(pidFile);
-  }
+  await using probe = await ProcessProbe.create();
+  // An ignored signal stays ignored across fork and exec: the sleep ignores SIGTERM too.
+  const result = await runTool({
+    command: ["sh", "-c", `trap "" TERM; ${HOLD_PROBE}; sleep 600 & wait; wait`, "sh", probe.path],
+    timeoutMs: 300,
+  });
+  assert.equal(textOf(result), "timed out after 0.3s");
+  await probe.stops.reached(1);
 });
 
 Deno.test("background processes a finished tool left behind are killed with its group", async () => {
-  const pidFile = await Deno.makeTempFile();
-  try {
-    const result = await runTool({
-      command: ["sh", "-c", 'sleep 30 > /dev/null 2>&1 & echo $! > "$1"; echo done', "sh", pidFile],
-    });
-    assert.equal(textOf(result), "done\n");
-    for (const pid of await readPids(pidFile)) await assertDies(pid);
-  } finally {
-    await Deno.remove(pidFile);
-  }
+  await using probe = await ProcessProbe.create();
+  const result = await runTool({
+    command: [
+      "sh",
+      "-c",
+      `${HOLD_PROBE}; sleep 600 > /dev/null 2>&1 & echo done`,
+      "sh",
+      probe.path,
+    ],
+  });
+  assert.equal(textOf(result), "done\n");
+  await probe.stops.reached(1);
 });
 
 Deno.test("a background process holding stdout does not hold the result", async () => {
-  const started = performance.now();
+  // Were the result to wait for stdout to close, it would be the timeout's, not "done".
   const result = await runTool({
-    command: ["sh", "-c", "sleep 30 & echo done"],
-    timeoutMs: 10_000,
+    command: ["sh", "-c", "sleep 600 & echo done"],
+    timeoutMs: 30_000,
   });
   assert.equal(textOf(result), "done\n");
-  assert.ok(performance.now() - started < 5_000);
 });
 
-Deno.test("an abort rejects promptly with the signal's reason and kills the group", async () => {
-  const pidFile = await Deno.makeTempFile();
+Deno.test("an abort rejects with the signal's reason before the group is gone, then kills it", async () => {
+  await using probe = await ProcessProbe.create();
   const source = new LocalToolSource({
-    tools: [{ name: "t", command: ["sh", "-c", 'sleep 30 & echo $! > "$1"; wait', "sh", pidFile] }],
+    tools: [{
+      name: "t",
+      // Ignores SIGTERM: the group dies only at the SIGKILL after the grace.
+      command: [
+        "sh",
+        "-c",
+        `trap "" TERM; ${HOLD_PROBE}; sleep 600 & wait; wait`,
+        "sh",
+        probe.path,
+      ],
+    }],
+    killGraceMs: 500,
   });
   try {
     const controller = new AbortController();
     const reason = new Error("user pressed Ctrl-C");
     const call = source.call("t", {}, { signal: controller.signal });
-    // Wait until the grandchild exists so the kill has something to find.
-    while ((await Deno.readTextFile(pidFile)).trim() === "") {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const aborted = performance.now();
+    await probe.starts.reached(1);
     controller.abort(reason);
     await assert.rejects(call, (error) => error === reason);
+    const [shell] = probe.pids;
     assert.ok(
-      performance.now() - aborted < 2_000,
-      "the call waited for the process instead of rejecting",
+      shell !== undefined && isAlive(shell),
+      `the call waited for the group to die (pids ${probe.pids}, stops ${probe.stops.count})`,
     );
     await source.close();
-    for (const pid of await readPids(pidFile)) await assertDies(pid);
+    await probe.stops.reached(1);
   } finally {
     await source.close();
-    await Deno.remove(pidFile);
   }
 });
 
@@ -258,24 +268,22 @@ Deno.test("an already aborted signal rejects without spawning", async () => {
 });
 
 Deno.test("close() during a call rejects it with ToolLostError and refuses later calls", async () => {
-  const source = new LocalToolSource({ tools: [{ name: "t", command: ["sleep", "30"] }] });
+  await using probe = await ProcessProbe.create();
+  const source = new LocalToolSource({
+    tools: [{
+      name: "t",
+      command: ["sh", "-c", `${HOLD_PROBE}; exec sleep 600`, "sh", probe.path],
+    }],
+  });
   const lost = assert.rejects(source.call("t", {}, { signal: never }), ToolLostError);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await probe.starts.reached(1);
   await source.close();
+  await probe.stops.reached(1);
   await lost;
   await assert.rejects(
     source.call("t", {}, { signal: never }),
     (e) => e instanceof SpillwayError && e.code === "tool_unavailable",
   );
-});
-
-Deno.test("an unknown tool is a tool_unavailable fault", async () => {
-  const source = new LocalToolSource({ tools: [] });
-  await assert.rejects(
-    source.call("nope", {}, { signal: never }),
-    (e) => e instanceof SpillwayError && e.code === "tool_unavailable" && /`nope`/.test(e.message),
-  );
-  await source.close();
 });
 
 Deno.test("50 MB of stdout arrives whole", async () => {

@@ -35,14 +35,17 @@ Deno.test("mod.ts exports exactly the public values", () => {
 
 Deno.test("testing/mod.ts exports exactly the doubles", () => {
   assert.deepEqual(Object.keys(testing).sort(), [
+    "CONTRACT_TIMEOUT_MS",
     "CONTRACT_TOOLS",
     "CollectingNoticeSink",
     "FIXED_INSTANT",
     "FakeToolSource",
     "MemoryStreamStore",
+    "Milestones",
     "MockExecutor",
     "StepProvider",
     "defineExecutorContract",
+    "defineToolSourceContract",
     "fixedClock",
     "scriptedPrompter",
     "text",

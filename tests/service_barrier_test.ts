@@ -108,9 +108,8 @@ Deno.test("the caller gets nothing before the Host acknowledges", async () => {
   let settled = false;
   const result = call(f.client, "reviewed").finally(() => settled = true);
   const parked = await nextParked;
-  // Let any stray response through the in-memory transport first.
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  // A round trip sent after the park: any response sent before it has arrived by its end.
+  await f.client.listTools();
   assert.equal(settled, false);
   f.service.acknowledge(parked.callId, { kind: "deliver" });
   assert.deepEqual((await result).content, [{ type: "text", text: "raw review text" }]);
@@ -260,7 +259,7 @@ Deno.test("service.cancel() aborts a running call, which parks as cancelled", as
   await using f = await fixture();
   const nextParked = f.nextParked();
   const result = call(f.client, "hang");
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await f.source.arrived.reached(1);
   assert.equal(f.service.cancel("ext_1", "Ctrl-C"), true);
   const parked = await nextParked;
   assert.deepEqual(parked.outcome, { kind: "cancelled", reason: "Ctrl-C" });
@@ -278,7 +277,7 @@ Deno.test("a caller that cancels over MCP still parks its call, as cancelled", a
   const nextParked = f.nextParked();
   const controller = new AbortController();
   const result = call(f.client, "hang", { signal: controller.signal });
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await f.source.arrived.reached(1);
   controller.abort("client gave up");
   await assert.rejects(result);
   const parked = await nextParked;
@@ -342,7 +341,7 @@ Deno.test("close() fails parked calls, cancels running ones, and closes the sour
   const parkedResult = call(f.client, "big");
   await nextParked;
   const running = call(f.client, "hang");
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await f.source.arrived.reached(2);
   await f.service.close();
   const closed = { content: [{ type: "text", text: "runtime closed" }], isError: true };
   assert.deepEqual(await parkedResult, closed);

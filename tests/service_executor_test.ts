@@ -214,7 +214,7 @@ Deno.test("McpExecutor: aborting a hanging call parks it as cancelled; release d
     { id: "call_1", name: "hang", arguments: {} },
     { signal: controller.signal },
   );
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await f.source.arrived.reached(1);
   controller.abort("user pressed Ctrl-C");
   assert.deepEqual(await handle.outcome, { kind: "cancelled", reason: "user pressed Ctrl-C" });
   const recorded = response("call_1", "The user cancelled this tool call.", true);
@@ -304,7 +304,7 @@ Deno.test("McpExecutor: closing the service releases a parked call with a failur
   const running = f.executor.start({ id: "call_2", name: "hang", arguments: {} }, {
     signal: live(),
   });
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await f.source.arrived.reached(2);
   await f.service.close();
   assert.equal((await running.outcome).kind, "cancelled");
   assert.deepEqual(await handle.release({ kind: "deliver" }, response("call_1", "a")), {

@@ -1,30 +1,94 @@
 /**
- * Integration tests of {@linkcode McpUpstreamSource} against the example
- * server (examples/upstream_server.ts) in a real subprocess: listing, plain
- * and multi-megabyte results, non-text content, loss, cancellation, timeout
- * and start-up failures.
+ * Integration tests of {@linkcode McpUpstreamSource} against servers in real
+ * subprocesses: the example server (examples/upstream_server.ts) for
+ * listing, plain and multi-megabyte results, non-text content, loss and
+ * restart; the scripted server (tests/fixtures/upstream/scripted_server.ts)
+ * for everything a server can do wrong: hang, answer garbage, answer
+ * nobody, never finish the handshake. The tool source contract runs against
+ * the scripted server too.
  */
 
 import assert from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
 import {
+  CONTRACT_TIMEOUT_MS,
+  defineToolSourceContract,
+  Milestones,
+} from "../src/testing/tool_source_contract.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../src/service/tool_timeout.ts";
+import {
   McpUpstreamSource,
   type McpUpstreamSourceOptions,
 } from "../src/service/upstream/mcp_upstream_source.ts";
+import { isAlive } from "./_process_probe.ts";
 
-const SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
+const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
+const SCRIPTED_SERVER = new URL("./fixtures/upstream/scripted_server.ts", import.meta.url).pathname;
 const never = new AbortController().signal;
 
 function demoSource(options: Partial<McpUpstreamSourceOptions> = {}): McpUpstreamSource {
   return new McpUpstreamSource({
     name: "mcp.demo",
     command: Deno.execPath(),
-    args: ["run", "--allow-env", SERVER],
+    args: ["run", "--quiet", "--allow-env", EXAMPLE_SERVER],
     closeGraceMs: 500,
     ...options,
   });
+}
+
+/** What the scripted server announced on stderr, as events a test can wait for. */
+class Announcements {
+  /** Calls of `hang` and `wait` the server received. */
+  readonly starts = new Milestones();
+  /** `notifications/cancelled` it received. */
+  readonly stops = new Milestones();
+  /** `initialize` requests it left unanswered, with its pid. */
+  readonly silentInitialize = Promise.withResolvers<number>();
+  #pending = "";
+
+  /** The `stderr` option of the source. */
+  readonly sink = (text: string): void => {
+    const lines = (this.#pending + text).split("\n");
+    this.#pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const [event, , pid] = line.split(" ");
+      if (event === "started") this.starts.add();
+      else if (event === "cancelled") this.stops.add();
+      else if (event === "initialize") this.silentInitialize.resolve(Number(pid));
+    }
+  };
+}
+
+function scriptedSource(
+  announcements: Announcements,
+  options: Partial<McpUpstreamSourceOptions> & { readonly flags?: readonly string[] } = {},
+): McpUpstreamSource {
+  const { flags = [], ...rest } = options;
+  return new McpUpstreamSource({
+    name: "mcp.scripted",
+    command: Deno.execPath(),
+    args: ["run", "--quiet", SCRIPTED_SERVER, ...flags],
+    stderr: announcements.sink,
+    closeGraceMs: 300,
+    ...rest,
+  });
+}
+
+/** Sends `spillway.upstream` logs to a list for the test's duration. */
+async function captureLogs(): Promise<{ readonly lines: string[] } & AsyncDisposable> {
+  const lines: string[] = [];
+  await configure({
+    reset: true,
+    sinks: { memory: (record: LogRecord) => lines.push(record.message.join("")) },
+    loggers: [
+      { category: ["spillway", "upstream"], lowestLevel: "debug", sinks: ["memory"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["memory"] },
+    ],
+  });
+  return { lines, [Symbol.asyncDispose]: () => reset() };
 }
 
 function textOf(result: ToolResult): string {
@@ -41,8 +105,23 @@ function assertSameText(received: string, expected: string): void {
   assert.equal(received === expected, true);
 }
 
+defineToolSourceContract("McpUpstreamSource", () => {
+  const announcements = new Announcements();
+  const source = scriptedSource(announcements, {
+    timeoutFor: (tool) => tool === "hang" ? CONTRACT_TIMEOUT_MS : DEFAULT_TOOL_TIMEOUT_MS,
+  });
+  return Promise.resolve({
+    source,
+    tools: { echo: "echo", fail: "fail", hang: "hang", wait: "wait", malformed: "malformed" },
+    starts: announcements.starts,
+    stops: announcements.stops,
+    cleanup: () => source.close(),
+  });
+});
+
 Deno.test("McpUpstreamSource against the example server", async (t) => {
-  const source = demoSource();
+  const warnings: string[] = [];
+  const source = demoSource({ warn: (message) => warnings.push(message) });
   try {
     await t.step("list() returns the server's tools with their schemas", async () => {
       const tools = await source.list();
@@ -87,47 +166,34 @@ Deno.test("McpUpstreamSource against the example server", async (t) => {
       assert.deepEqual(result.structuredContent, { width: 1, height: 1, color: "#ff0000" });
     });
 
-    await t.step("an unknown tool is the server's error result", async () => {
-      const result = await source.call("no_such_tool", {}, { signal: never });
-      assert.equal(result.isError, true);
-      assert.match(textOf(result), /no_such_tool not found/);
-    });
-
-    await t.step("invalid arguments are an error result, not an exception", async () => {
+    await t.step("invalid arguments are the server's error result, not an exception", async () => {
       const result = await source.call("echo", { text: 42 }, { signal: never });
       assert.equal(result.isError, true);
       assert.match(textOf(result), /text/);
     });
 
-    await t.step("an abort rejects with the signal's reason and the server goes on", async () => {
-      const controller = new AbortController();
-      const call = source.call("wait", { seconds: 30 }, { signal: controller.signal });
-      setTimeout(() => controller.abort(new Error("user cancelled")), 100);
-      const started = performance.now();
-      await assert.rejects(call, (error: Error) => error.message === "user cancelled");
-      assert.ok(performance.now() - started < 2_000);
-      assert.deepEqual(await source.call("echo", { text: "still here" }, { signal: never }), {
-        content: [{ type: "text", text: "still here" }],
-      });
-    });
-
     await t.step(
-      "a server that exits mid-call loses the call, and the next call restarts it",
+      "a server that exits mid-call loses the call; the next call restarts it and says so once",
       async () => {
         const before = source.pid;
-        const started = performance.now();
         await assert.rejects(
           source.call("crash", {}, { signal: never }),
           (error: Error) =>
             error instanceof ToolLostError &&
             error.message === "upstream server mcp.demo exited (code 3) during the call",
         );
-        assert.ok(performance.now() - started < 5_000);
         assert.equal(source.pid, undefined);
+        assert.deepEqual(warnings, []);
         assert.deepEqual(await source.call("echo", { text: "back" }, { signal: never }), {
           content: [{ type: "text", text: "back" }],
         });
+        assert.deepEqual(await source.call("echo", { text: "again" }, { signal: never }), {
+          content: [{ type: "text", text: "again" }],
+        });
         assert.notEqual(source.pid, before);
+        assert.deepEqual(warnings, [
+          "upstream server mcp.demo exited (code 3); starting it again",
+        ]);
       },
     );
   } finally {
@@ -136,33 +202,161 @@ Deno.test("McpUpstreamSource against the example server", async (t) => {
 });
 
 Deno.test("close() during a call loses the call and refuses new ones", async () => {
-  const source = demoSource();
+  const announcements = new Announcements();
+  const source = scriptedSource(announcements);
   const lost = assert.rejects(
-    source.call("wait", { seconds: 30 }, { signal: never }),
+    source.call("wait", {}, { signal: never }),
     (error: Error) =>
       error instanceof ToolLostError &&
-      error.message === "upstream server mcp.demo was closed during the call",
+      error.message === "upstream server mcp.scripted was closed during the call",
   );
-  while (source.pid === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+  await announcements.starts.reached(1);
   await source.close();
   await lost;
   await assert.rejects(
     source.call("echo", { text: "x" }, { signal: never }),
-    (error) => error instanceof SpillwayError && error.code === "tool_unavailable",
+    (error) =>
+      error instanceof SpillwayError && error.code === "tool_unavailable" &&
+      error.message === "mcp.scripted is closed",
   );
 });
 
-Deno.test("a call past callTimeoutMs is an error result saying so", async () => {
-  const source = demoSource({ callTimeoutMs: 300 });
+Deno.test("an abort rejects with the signal's reason before the server hears of it", async () => {
+  const announcements = new Announcements();
+  const source = scriptedSource(announcements);
   try {
-    const result = await source.call("wait", { seconds: 30 }, { signal: never });
+    const controller = new AbortController();
+    const call = source.call("wait", {}, { signal: controller.signal });
+    await announcements.starts.reached(1);
+    controller.abort(new Error("user cancelled"));
+    await assert.rejects(call, (error: Error) => error.message === "user cancelled");
+    // The notification is written after the rejection: nothing waited for the server.
+    assert.equal(announcements.stops.count, 0);
+    await announcements.stops.reached(1);
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a call past its tool's timeout is the timeout result, and the request is cancelled", async () => {
+  const announcements = new Announcements();
+  await using logs = await captureLogs();
+  const source = scriptedSource(announcements, { timeoutFor: () => 250 });
+  try {
+    const result = await source.call("wait", {}, { signal: never });
     assert.deepEqual(result, {
-      content: [{ type: "text", text: "timed out after 0.3s" }],
+      content: [{ type: "text", text: "timed out after 0.25s" }],
       isError: true,
+    });
+    await announcements.stops.reached(1);
+    assert.deepEqual(logs.lines, [
+      "mcp.scripted: tools/call `wait` timed out after 0.25s; the request was cancelled",
+    ]);
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a reply that is not JSON fails the call it names at once, and is logged", async () => {
+  await using logs = await captureLogs();
+  const source = scriptedSource(new Announcements());
+  try {
+    await assert.rejects(
+      source.call("garbage", {}, { signal: never }),
+      (error) =>
+        error instanceof SpillwayError && error.code === "malformed_result" &&
+        error.message ===
+          "mcp.scripted returned a malformed result for `garbage`: a line that is not JSON: " +
+            '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":{\\"content\\":[{\\"type\\":"',
+    );
+    assert.deepEqual(logs.lines, [
+      "mcp.scripted: the server wrote a line that is not JSON: " +
+      '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":{\\"content\\":[{\\"type\\":"; ' +
+      "it answers tools/call `garbage`, which fails",
+    ]);
+    assert.deepEqual(await source.call("echo", { text: "fine" }, { signal: never }), {
+      content: [{ type: "text", text: "fine" }],
     });
   } finally {
     await source.close();
   }
+});
+
+Deno.test("a reply that names no request is logged, and the call ends at its timeout", async () => {
+  await using logs = await captureLogs();
+  const source = scriptedSource(new Announcements(), { timeoutFor: () => 300 });
+  try {
+    assert.equal(
+      textOf(await source.call("anonymous", {}, { signal: never })),
+      "timed out after 0.3s",
+    );
+    assert.equal(textOf(await source.call("stray", {}, { signal: never })), "timed out after 0.3s");
+    assert.deepEqual(logs.lines, [
+      "mcp.scripted: the server wrote a line that is not JSON: " +
+      '"Traceback (most recent call last): the server fell over"; it names no request that ' +
+      "waits for an answer, so it cannot be matched to one; the request still waiting ends at " +
+      "its timeout at the latest",
+      "mcp.scripted: tools/call `anonymous` timed out after 0.3s; the request was cancelled",
+      "mcp.scripted: the server wrote a reply to request 4242, which nothing waits for: " +
+      '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":4242,\\"result\\":{\\"content\\":[{\\"type\\":\\"text\\",' +
+      '\\"text\\":\\"an answer to nobody\\"}]}}"; it names no request that waits for an answer, ' +
+      "so it cannot be matched to one; the request still waiting ends at its timeout at the latest",
+      "mcp.scripted: tools/call `stray` timed out after 0.3s; the request was cancelled",
+    ]);
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a tool the server did not list is unknown, without asking the server", async () => {
+  const announcements = new Announcements();
+  const source = scriptedSource(announcements);
+  try {
+    await assert.rejects(
+      source.call("no_such_tool", {}, { signal: never }),
+      (error) =>
+        error instanceof SpillwayError && error.code === "tool_unavailable" &&
+        error.message === "mcp.scripted has no tool `no_such_tool`",
+    );
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a JSON-RPC error answer is thrown as the SDK's McpError, not a lost call", async () => {
+  const source = scriptedSource(new Announcements());
+  try {
+    await assert.rejects(
+      source.call("refuse", {}, { signal: never }),
+      (error: Error) =>
+        !(error instanceof ToolLostError) && /-32602.*bad params/.test(error.message),
+    );
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a server that never answers initialize is killed and reported as such", async () => {
+  const announcements = new Announcements();
+  await using logs = await captureLogs();
+  const source = scriptedSource(announcements, {
+    flags: ["--silent-initialize", "--ignore-term", "--linger"],
+    startupTimeoutMs: 400,
+    closeGraceMs: 100,
+  });
+  const message = "cannot start upstream server mcp.scripted: it did not answer initialize " +
+    "within 0.4 s";
+  await assert.rejects(
+    source.list(),
+    (error) =>
+      error instanceof SpillwayError && error.code === "tool_unavailable" &&
+      error.message === message,
+  );
+  const pid = await announcements.silentInitialize.promise;
+  // It ignored stdin's end and SIGTERM: it took the SIGKILL, and was reaped before the answer.
+  assert.equal(isAlive(pid), false);
+  assert.deepEqual(logs.lines, [message]);
+  await source.close();
 });
 
 Deno.test("a missing server command is a tool_unavailable fault naming it", async () => {
@@ -194,70 +388,11 @@ Deno.test("a server that exits before the handshake is a tool_unavailable fault 
   await source.close();
 });
 
-/**
- * A scripted server: answers the handshake, then answers the first
- * `tools/call` (request id 1) with `reply`, then waits for stdin to close.
- */
-function scriptedSource(reply: string): McpUpstreamSource {
-  const init = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    result: {
-      protocolVersion: "2025-06-18",
-      capabilities: { tools: {} },
-      serverInfo: { name: "scripted", version: "1" },
-    },
-  });
-  return new McpUpstreamSource({
-    name: "mcp.scripted",
-    command: "sh",
-    // Requests: initialize (id 0), notifications/initialized, tools/call (id 1).
-    args: [
-      "-c",
-      'read -r _; printf "%s\\n" "$1"; read -r _; read -r _; printf "%s\\n" "$2"; cat >/dev/null',
-      "sh",
-      init,
-      reply,
-    ],
-  });
-}
-
-Deno.test("a malformed tools/call result is a TypeError naming the source, the tool and the flaw", async () => {
-  const source = scriptedSource('{"jsonrpc":"2.0","id":1,"result":{"content":"not an array"}}');
-  try {
-    await assert.rejects(
-      source.call("lint", {}, { signal: never }),
-      (error) =>
-        error instanceof TypeError &&
-        /^mcp\.scripted sent a malformed result for `lint`: content: .*expected array/.test(
-          error.message,
-        ),
-    );
-  } finally {
-    await source.close();
-  }
-});
-
-Deno.test("a JSON-RPC error answer is thrown as the SDK's McpError, not a lost call", async () => {
-  const source = scriptedSource(
-    '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad params"}}',
-  );
-  try {
-    await assert.rejects(
-      source.call("lint", {}, { signal: never }),
-      (error: Error) =>
-        !(error instanceof ToolLostError) && /-32602.*bad params/.test(error.message),
-    );
-  } finally {
-    await source.close();
-  }
-});
-
-Deno.test("the constructor rejects bad names and timeouts", () => {
+Deno.test("the constructor rejects bad names and time limits", () => {
   assert.throws(() => new McpUpstreamSource({ name: "github", command: "x" }), TypeError);
   assert.throws(() => new McpUpstreamSource({ name: "mcp.github", command: "" }), TypeError);
   assert.throws(
-    () => new McpUpstreamSource({ name: "mcp.github", command: "x", callTimeoutMs: 0 }),
+    () => new McpUpstreamSource({ name: "mcp.github", command: "x", startupTimeoutMs: 0 }),
     RangeError,
   );
 });

@@ -7,22 +7,11 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "../src/service/sdk.ts";
 import { LineStdioClientTransport } from "../src/service/upstream/line_stdio_client_transport.ts";
-
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-async function assertDies(pid: number): Promise<void> {
-  for (let waited = 0; isAlive(pid); waited += 10) {
-    assert.ok(waited < 2_000, `process ${pid} survived`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import {
+  MALFORMED_REPLY_DATA_KEY,
+  MalformedReplyError,
+} from "../src/service/upstream/malformed_reply_error.ts";
+import { HOLD_PROBE, ProcessProbe } from "./_process_probe.ts";
 
 /** Resolves with the next `count` messages. */
 function nextMessages(
@@ -36,14 +25,6 @@ function nextMessages(
       if (messages.length === count) resolve(messages);
     };
   });
-}
-
-async function waitForFile(path: string): Promise<string> {
-  for (;;) {
-    const text = await Deno.readTextFile(path);
-    if (text.trim() !== "") return text;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 Deno.test("messages round-trip through an echoing server, in order", async () => {
@@ -77,11 +58,16 @@ Deno.test("a 100 MB message goes through both ways, beyond the SDK's 10 MB limit
   const received = nextMessages(transport, 1);
   await transport.start();
   const text = `${"0123456789abcdef".repeat(100 * 1024 * 1024 / 16 - 1)}ünïcödé-end`;
-  await transport.send({ jsonrpc: "2.0", id: 9, result: { content: [{ type: "text", text }] } });
+  await transport.send({
+    jsonrpc: "2.0",
+    id: 9,
+    method: "tools/call",
+    params: { name: "store", arguments: { text } },
+  });
   const [message] = await received;
   await transport.close();
-  const result = (message as { result?: { content?: { text?: string }[] } }).result;
-  const echoed = result?.content?.[0]?.text ?? "";
+  const params = (message as { params?: { arguments?: { text?: string } } }).params;
+  const echoed = params?.arguments?.text ?? "";
   assert.equal(echoed.length, text.length);
   assert.equal(echoed.slice(0, 64), text.slice(0, 64));
   assert.equal(echoed.slice(-64), text.slice(-64));
@@ -106,28 +92,24 @@ Deno.test("a server that exits closes the transport with its exit status", async
 });
 
 Deno.test("close() kills a server that ignores stdin EOF and SIGTERM, with its children", async () => {
-  const pidFile = await Deno.makeTempFile();
-  try {
-    const transport = new LineStdioClientTransport({
-      command: "sh",
-      args: [
-        "-c",
-        'trap "" TERM; sleep 30 & echo $! > "$1"; while :; do sleep 1; done',
-        "sh",
-        pidFile,
-      ],
-      closeGraceMs: 200,
-    });
-    await transport.start();
-    const grandchild = Number(await waitForFile(pidFile));
-    const started = performance.now();
-    await transport.close();
-    assert.ok(performance.now() - started < 3_000);
-    assert.equal(transport.exitStatus?.signal, "SIGKILL");
-    await assertDies(grandchild);
-  } finally {
-    await Deno.remove(pidFile);
-  }
+  await using probe = await ProcessProbe.create();
+  const transport = new LineStdioClientTransport({
+    command: "sh",
+    args: [
+      "-c",
+      `trap "" TERM; ${HOLD_PROBE}; sleep 600 & echo $! >&3; while :; do sleep 1; done`,
+      "sh",
+      probe.path,
+    ],
+    closeGraceMs: 200,
+  });
+  await transport.start();
+  await probe.starts.reached(1);
+  await transport.close();
+  assert.equal(transport.exitStatus?.signal, "SIGKILL");
+  // End-of-file on the probe: the shell and the sleep it started are both gone.
+  await probe.stops.reached(1);
+  assert.equal(probe.pids.length, 2);
 });
 
 Deno.test("a server that closes its stdout is stopped and the transport closes", async () => {
@@ -176,5 +158,75 @@ Deno.test("lines that are not JSON-RPC are reported through onerror and skipped"
   assert.deepEqual(await received, [{ jsonrpc: "2.0", method: "ok" }]);
   await transport.close();
   assert.equal(errors.length, 1);
-  assert.match(errors[0]?.message ?? "", /not JSON: "debug: starting"/);
+  const [error] = errors;
+  assert.ok(error instanceof MalformedReplyError);
+  assert.equal(error.message, 'upstream server wrote a line that is not JSON: "debug: starting"');
+  assert.equal(error.requestId, undefined);
+  assert.equal(error.waiting, 0);
+});
+
+Deno.test("a malformed line naming a waiting request answers it with an error at once", async () => {
+  // `cat` sends back what we write: the "server's" replies are lines we choose.
+  const transport = new LineStdioClientTransport({ command: "cat" });
+  const errors: Error[] = [];
+  transport.onerror = (error) => errors.push(error);
+  const received = nextMessages(transport, 2);
+  await transport.start();
+  await transport.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "lint" } });
+  assert.equal(transport.awaiting, 1);
+  // Not a JSON-RPC message (result must be an object), yet it names request 7.
+  await transport.send({ jsonrpc: "2.0", id: 7, result: "oops" } as unknown as JSONRPCMessage);
+  const [request, answer] = await received;
+  await transport.close();
+  assert.equal((request as { method?: string }).method, "tools/call");
+  const account = 'a line that is not a JSON-RPC message: "{\\"jsonrpc\\":\\"2.0\\",' +
+    '\\"id\\":7,\\"result\\":\\"oops\\"}"';
+  assert.deepEqual(answer, {
+    jsonrpc: "2.0",
+    id: 7,
+    error: {
+      code: -32700,
+      message: `upstream server wrote ${account}`,
+      data: { [MALFORMED_REPLY_DATA_KEY]: account },
+    },
+  });
+  assert.equal(transport.awaiting, 0);
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof MalformedReplyError);
+  assert.equal(errors[0].requestId, 7);
+  assert.equal(errors[0].request, "tools/call `lint`");
+});
+
+Deno.test("a late answer to a cancelled request is dropped quietly; an answer to nothing is reported", async () => {
+  const transport = new LineStdioClientTransport({ command: "cat" });
+  const errors: Error[] = [];
+  transport.onerror = (error) => errors.push(error);
+  const delivered: JSONRPCMessage[] = [];
+  const done = Promise.withResolvers<void>();
+  transport.onmessage = (message) => {
+    delivered.push(message);
+    if ("method" in message && message.method === "done") done.resolve();
+  };
+  await transport.start();
+  await transport.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "a" } });
+  await transport.send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 1, reason: "timed out" },
+  });
+  await transport.send({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+  await transport.send({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+  await transport.send({ jsonrpc: "2.0", method: "done" });
+  await done.promise;
+  await transport.close();
+  // The echoed request and notifications arrive; neither answer does.
+  assert.deepEqual(delivered.map((m) => "method" in m ? m.method : `reply ${m.id}`), [
+    "tools/call",
+    "notifications/cancelled",
+    "done",
+  ]);
+  assert.deepEqual(errors.map((error) => error.message), [
+    'upstream server wrote a reply to request 2, which nothing waits for: "{\\"jsonrpc\\":' +
+    '\\"2.0\\",\\"id\\":2,\\"result\\":{\\"content\\":[]}}"',
+  ]);
 });

@@ -268,6 +268,9 @@ function providersSection(
       const names = Object.keys(provider.environment);
       if (names.length > 0) target += `  (env: ${names.join(", ")})`;
     }
+    if (provider.origins["startup_timeout"] !== undefined) {
+      target += `  (startup_timeout: ${provider.startupTimeoutMs / 1000} s)`;
+    }
     rows.push([provider.name, provider.type, target, from === "--cfg" ? from : shorten(from)]);
   }
   return `MCP servers (providers.mcp):\n${safeTable(rows)}`;

@@ -11,7 +11,7 @@ import { parse, TomlError } from "smol-toml";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
 import { DEFAULT_HEAD_PERCENT, parseTruncationSplit } from "../size/truncation.ts";
-import { BUILTIN_TOOL_DEFAULTS } from "./builtin_defaults.ts";
+import { BUILTIN_TOOL_DEFAULTS, DEFAULT_STARTUP_TIMEOUT_SECONDS } from "./builtin_defaults.ts";
 import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
@@ -147,17 +147,21 @@ function llmProvider(name: LlmProviderName, merged: ConfigLayer): LlmProviderCon
 /** Turns merged, cross-checked settings into the public provider shape. */
 function provider(name: string, settings: ProviderSettings): McpProviderConfig {
   const origins: Record<string, string> = {};
-  for (const key of ["type", "command", "arguments", "url"] as const) {
+  for (const key of ["type", "command", "arguments", "url", "startup_timeout"] as const) {
     const value = settings[key];
     if (value !== undefined) origins[key] = value.origin;
   }
   for (const [key, value] of settings.environment) origins[`environment.${key}`] = value.origin;
+  const startupTimeoutMs = Math.round(
+    (settings.startup_timeout?.value ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
+  );
   if (settings.type?.value === "http") {
-    return { name, type: "http", url: settings.url?.value ?? "", origins };
+    return { name, type: "http", url: settings.url?.value ?? "", startupTimeoutMs, origins };
   }
   return {
     name,
     type: "stdio",
+    startupTimeoutMs,
     command: settings.command?.value ?? "",
     arguments: settings.arguments?.value ?? [],
     environment: Object.fromEntries(

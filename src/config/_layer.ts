@@ -21,6 +21,7 @@ export interface ProviderSettings {
   arguments?: ConfigValue<readonly string[]>;
   environment: Map<string, ConfigValue<string>>;
   url?: ConfigValue<string>;
+  startup_timeout?: ConfigValue<number>;
   /** Where the table was first written, for messages about missing keys. */
   at: string;
 }

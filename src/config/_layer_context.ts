@@ -95,7 +95,28 @@ export class LayerContext {
     if (typeof value !== "string") return this.wrongType(path, value, "a string");
     return this.value(path, value);
   }
+
+  /**
+   * Checks `value` is a duration in seconds (`timeout`, `startup_timeout`):
+   * a positive number no longer than a timer can hold.
+   */
+  seconds(
+    path: readonly string[],
+    value: unknown,
+    example: number,
+  ): ConfigValue<number> | undefined {
+    const expected = `a positive number of seconds, e.g. ${example}`;
+    if (typeof value !== "number") return this.wrongType(path, value, expected);
+    if (!(value > 0)) return this.notValid(path, value, expected);
+    if (value > MAX_TIMEOUT_SECONDS) {
+      return this.notValid(path, value, `at most ${MAX_TIMEOUT_SECONDS} seconds, e.g. ${example}`);
+    }
+    return this.value(path, value);
+  }
 }
+
+/** Longest timeout a timer can hold (2^31 - 1 ms), in whole seconds. */
+const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /** `key.path = value`, the way every message quotes a setting. */
 export function assignment(path: readonly string[], value: unknown): string {

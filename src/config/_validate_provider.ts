@@ -11,10 +11,20 @@ import { isStringArray, isTable, type LayerContext, put } from "./_layer_context
 import type { ProviderSettings } from "./_layer.ts";
 
 /** Keys of a provider table, in the order messages list them. */
-export const PROVIDER_KEYS = ["type", "command", "arguments", "environment", "url"] as const;
+export const PROVIDER_KEYS = [
+  "type",
+  "command",
+  "arguments",
+  "environment",
+  "url",
+  "startup_timeout",
+] as const;
 
 /** Provider types, in the order messages list them. */
 export const PROVIDER_TYPES = ["stdio", "http"] as const;
+
+/** An example `startup_timeout` for messages, in seconds. */
+const STARTUP_TIMEOUT_EXAMPLE = 60;
 
 /** An example endpoint for messages. */
 export const URL_EXAMPLE = '"http://127.0.0.1:8080/mcp"';
@@ -23,7 +33,11 @@ export const URL_EXAMPLE = '"http://127.0.0.1:8080/mcp"';
 export function validateProvider(ctx: LayerContext, name: string, table: unknown): void {
   const base = ["providers", "mcp", name];
   if (!isTable(table)) {
-    ctx.wrongType(base, table, "a table with type, command, arguments, environment or url");
+    ctx.wrongType(
+      base,
+      table,
+      "a table with type, command, arguments, environment, url or startup_timeout",
+    );
     return;
   }
   if (name.includes(".")) {
@@ -60,6 +74,9 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
         break;
       case "url":
         put(settings, "url", url(ctx, path, value));
+        break;
+      case "startup_timeout":
+        put(settings, "startup_timeout", ctx.seconds(path, value, STARTUP_TIMEOUT_EXAMPLE));
         break;
       default:
         ctx.unknownKey(path, PROVIDER_KEYS);

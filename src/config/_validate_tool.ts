@@ -10,6 +10,7 @@ import { ByteSize } from "../size/byte_size.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
 import { parseTruncationSplit, TRUNCATION_STRATEGIES } from "../size/truncation.ts";
 import type { ConfigValue } from "./config_value.ts";
+import { DEFAULT_TOOL_TIMEOUT_SECONDS } from "./builtin_defaults.ts";
 import type { MutableToolSettings } from "./_layer.ts";
 import { assignment, isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import { formatKeyPath } from "./_key_path.ts";
@@ -40,9 +41,6 @@ const STYLE_KEYS = ["inline_results", "results_file_link"] as const;
 
 /** Keys that describe one particular tool and make no sense for all of them. */
 const NAMED_TOOL_ONLY = new Set(["source", "command", "description"]);
-
-/** Longest timeout a timer can hold (2^31 - 1 ms), in whole seconds. */
-const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 const COMMAND_EXAMPLE = 'e.g. ["cargo", "test"]';
 const SIZE_EXPECTED = 'a size such as "256KB" or "1MB", a byte count, or "unlimited"';
@@ -76,7 +74,7 @@ export function validateTool(ctx: LayerContext, name: string, table: unknown): v
         put(settings, "command", command(ctx, path, value));
         break;
       case "timeout":
-        put(settings, "timeout", timeout(ctx, path, value));
+        put(settings, "timeout", ctx.seconds(path, value, DEFAULT_TOOL_TIMEOUT_SECONDS));
         break;
       case "run":
         put(settings, "run", ctx.oneOf(path, value, RUN_MODES));
@@ -138,20 +136,6 @@ function command(
     );
   }
   return ctx.value(path, Object.freeze([...value]));
-}
-
-function timeout(
-  ctx: LayerContext,
-  path: string[],
-  value: unknown,
-): ConfigValue<number> | undefined {
-  const expected = "a positive number of seconds, e.g. 120";
-  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
-  if (!(value > 0)) return ctx.notValid(path, value, expected);
-  if (value > MAX_TIMEOUT_SECONDS) {
-    return ctx.notValid(path, value, `at most ${MAX_TIMEOUT_SECONDS} seconds, e.g. 120`);
-  }
-  return ctx.value(path, value);
 }
 
 function sizeThreshold(

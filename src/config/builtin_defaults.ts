@@ -6,8 +6,20 @@
  * @module
  */
 
-/** Seconds a local tool may run before it is cancelled, unless `timeout` says otherwise. */
-export const DEFAULT_LOCAL_TOOL_TIMEOUT_SECONDS = 120;
+/**
+ * Seconds a tool call may run, whatever its source (builtin, local, an
+ * upstream MCP server), before it is stopped and answered with a timeout
+ * error, unless `timeout` says otherwise.
+ */
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 120;
+
+/**
+ * Seconds an upstream MCP server gets to answer the `initialize` handshake
+ * (and the `tools/list` after it) when spillway starts it, unless
+ * `providers.mcp.<name>.startup_timeout` says otherwise. A server that does
+ * not answer in time is killed and reported.
+ */
+export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
 
 /** What is recorded when the user cancels a call without saying why. */
 export const DEFAULT_CANCELLATION_RESPONSE = "The user cancelled this tool call.";
@@ -31,7 +43,7 @@ export const BUILTIN_TOOL_DEFAULTS = {
   truncation: "head",
   truncation_split: "50/50",
   cancellation_response: DEFAULT_CANCELLATION_RESPONSE,
-  timeout: DEFAULT_LOCAL_TOOL_TIMEOUT_SECONDS,
+  timeout: DEFAULT_TOOL_TIMEOUT_SECONDS,
   "style.inline_results": 10,
   "style.results_file_link": "osc8",
 } as const;

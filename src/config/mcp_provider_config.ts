@@ -10,8 +10,15 @@ export interface McpProviderBase {
   /** The `<name>` of `providers.mcp.<name>`. */
   readonly name: string;
   /**
+   * How long the server gets to answer the MCP handshake when spillway
+   * starts it, in ms (`startup_timeout`, in seconds in the file). Default:
+   * `DEFAULT_STARTUP_TIMEOUT_SECONDS` (30 s).
+   */
+  readonly startupTimeoutMs: number;
+  /**
    * Which layer set each key (`"type"`, `"command"`, `"arguments"`, `"url"`,
-   * `"environment.<VAR>"`): `"default"`, a file path, or `"--cfg"`.
+   * `"startup_timeout"`, `"environment.<VAR>"`): a file path or `"--cfg"`;
+   * a key left at its default has no entry.
    */
   readonly origins: Readonly<Record<string, string>>;
 }

@@ -66,6 +66,7 @@ environment = { GITHUB_TOKEN = "t" }
 [providers.mcp.remote]
 type = "http"
 url = "https://example.test/mcp"
+startup_timeout = 2.5
 `,
     "full.toml",
   );
@@ -104,6 +105,7 @@ url = "https://example.test/mcp"
       command: "github-mcp-server",
       arguments: ["stdio"],
       environment: { GITHUB_TOKEN: "t" },
+      startupTimeoutMs: 30_000,
       origins: {
         type: "full.toml",
         command: "full.toml",
@@ -115,7 +117,8 @@ url = "https://example.test/mcp"
       name: "remote",
       type: "http",
       url: "https://example.test/mcp",
-      origins: { type: "full.toml", url: "full.toml" },
+      startupTimeoutMs: 2500,
+      origins: { type: "full.toml", url: "full.toml", startup_timeout: "full.toml" },
     },
   ]);
   assert.equal(config.mcpProvider("remote")?.type, "http");
@@ -200,7 +203,7 @@ cwd = "/"
       "c.toml:4: unknown key conversation.history (expected one of: tools)",
       "c.toml:6: unknown key conversation.tools.x.style.colour (expected one of: inline_results, results_file_link)",
       "c.toml:7: unknown key providers.lsp (expected one of: mcp, llm)",
-      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, url)",
+      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, url, startup_timeout)",
     ],
   );
 });

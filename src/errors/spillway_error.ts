@@ -15,6 +15,7 @@ export type SpillwayErrorCode =
   | "not_recorded"
   | "store_failed"
   | "tool_unavailable"
+  | "malformed_result"
   | "terminal_required"
   | "script_invalid"
   | "provider_failed"

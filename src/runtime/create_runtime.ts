@@ -78,7 +78,8 @@ export interface RuntimeOptions {
   readonly cwd?: string;
   /**
    * Receives warnings a person should see (a configured tool no source
-   * provides, a torn stream line skipped on load). Default: stderr.
+   * provides, a torn stream line skipped on load, an upstream server started
+   * again after it exited). Default: stderr.
    */
   readonly warn?: (message: string) => void;
   /**
@@ -169,8 +170,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     const result = policyFor(tool).result;
     return result === "ask" || result === "edit" ? "review" : "record";
   };
+  const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
   const plan = toolSourcesFromConfig(config, {
     cwd,
+    warn,
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
   });
@@ -192,7 +195,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     description: config.tool(tool.name).description() ?? tool.description,
     inputSchema: tool.inputSchema,
   }));
-  const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
   // A misspelled entry would apply to nothing: say so at start, then run.
   for (const warning of unknownToolWarnings(config, { tools: tools.map((tool) => tool.name) })) {
     warn(warning);

@@ -32,6 +32,14 @@ export interface ToolSourcesOptions {
   readonly tools?: readonly BuiltinTool[];
   /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default: `"inherit"`. */
   readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
+  /** Receives what a person should know (an upstream server started again). Default: the log. */
+  readonly warn?: (message: string) => void;
+}
+
+/** Options of {@linkcode upstreamToolSource}. */
+export interface UpstreamToolSourceOptions extends ToolSourcesOptions {
+  /** How long a call of a tool (the server's name for it) may run, in ms. Default: 120 s. */
+  readonly timeoutFor?: (tool: string) => number;
 }
 
 /**
@@ -44,10 +52,12 @@ export function toolSourcesFromConfig(
   config: SpillwayConfig,
   options: ToolSourcesOptions,
 ): ToolSourcesPlan {
+  const timeoutOf = (tool: string) => config.tool(tool).timeoutMs();
   const sources: ToolSource[] = [
     new BuiltinToolSource({
       cwd: options.cwd,
       tools: [...BUILTIN_TOOLS, ...(options.tools ?? [])],
+      timeoutFor: timeoutOf,
     }),
   ];
   const routes: Record<string, ToolRoute> = {};
@@ -71,7 +81,13 @@ export function toolSourcesFromConfig(
   }
   if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));
   for (const provider of config.mcpProviders()) {
-    sources.push(upstreamToolSource(provider, options));
+    const renamed = renamedTimeouts(config, provider.name);
+    sources.push(
+      upstreamToolSource(provider, {
+        ...options,
+        timeoutFor: (tool) => renamed.get(tool) ?? timeoutOf(tool),
+      }),
+    );
   }
   return { sources, routes };
 }
@@ -84,7 +100,7 @@ export function toolSourcesFromConfig(
  */
 export function upstreamToolSource(
   provider: McpProviderConfig,
-  options: ToolSourcesOptions,
+  options: UpstreamToolSourceOptions,
 ): ToolSource {
   if (provider.type !== "stdio") {
     throw new SpillwayError(
@@ -101,5 +117,26 @@ export function upstreamToolSource(
     env: provider.environment,
     cwd: options.cwd,
     stderr: options.upstreamStderr ?? "inherit",
+    startupTimeoutMs: provider.startupTimeoutMs,
+    ...(options.timeoutFor === undefined ? {} : { timeoutFor: options.timeoutFor }),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
   });
+}
+
+/**
+ * The timeouts of the entries that name a tool of `server` with `source =
+ * "mcp.<server>[.<tool>]"`, by the server's name for the tool. A tool no
+ * entry names is exported under its own name, and its timeout is that
+ * name's (its entry's, or the `'*'` default). Two entries naming one tool
+ * get the longer of their timeouts: a call cannot know which name it came by.
+ */
+function renamedTimeouts(config: SpillwayConfig, server: string): Map<string, number> {
+  const timeouts = new Map<string, number>();
+  for (const name of config.toolNames()) {
+    const tool = config.tool(name);
+    const source = tool.source();
+    if (source?.kind !== "mcp" || source.server !== server) continue;
+    timeouts.set(source.tool, Math.max(timeouts.get(source.tool) ?? 0, tool.timeoutMs()));
+  }
+  return timeouts;
 }

@@ -15,7 +15,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { deliveryFor, errorResult, runSourceCall, type SourceCallEnd } from "./_source_call.ts";
+import { deliveryFor, errorResult, runSourceCall, type SourceCallEnd } from "./source_call.ts";
 import { type ResolvedRoute, resolveToolRoutes, type ToolRoute } from "./_tool_routes.ts";
 import type { Acknowledgement, BarrierKind } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";

@@ -61,13 +61,20 @@ export interface ToolSource {
   /** Lists the source's tools. */
   list(): Promise<readonly ToolDefinition[]>;
   /**
-   * Runs one tool.
+   * Runs one tool. Every source answers alike (the tool source contract in
+   * `src/testing/tool_source_contract.ts` checks it): a failure is a result,
+   * a call past the tool's time limit is the timeout result
+   * (`timedOutResult`), and the faults below are thrown with messages that
+   * name the source.
    *
    * @param tool the tool's name inside this source
    * @param args the JSON arguments object
-   * @returns the tool's result; a tool failure is `isError: true`
+   * @returns the tool's result; a tool failure, and a timeout, are `isError: true`
+   * @throws {SpillwayError} `tool_unavailable` for a tool the source does not
+   *   have (`unknownToolError`); `malformed_result` for a result it cannot read
+   *   (the service also checks every result it gets)
    * @throws {ToolLostError} when the source died mid-call (process exit, upstream crash)
-   * @throws the signal's reason when `options.signal` aborts
+   * @throws the signal's reason, at once, when `options.signal` aborts
    */
   call(
     tool: string,

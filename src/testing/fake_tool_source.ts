@@ -14,6 +14,8 @@ import type {
   ToolResult,
   ToolSource,
 } from "../service/tool_source.ts";
+import { unknownToolError } from "../service/tool_source_faults.ts";
+import { Milestones } from "./tool_source_contract.ts";
 
 /** A scripted tool: its arguments and signal in, an MCP result out. */
 export type FakeTool = (
@@ -59,6 +61,8 @@ export class FakeToolSource implements ToolSource {
   readonly name: string;
   /** Every call, in call order. */
   readonly calls: { tool: string; args: Readonly<Record<string, unknown>> }[] = [];
+  /** Counts the calls that reached the source: `arrived.reached(n)` waits for the n-th. */
+  readonly arrived: Milestones = new Milestones();
   /** Whether {@linkcode close} was called. */
   closed = false;
   readonly #tools: Readonly<Record<string, FakeTool>>;
@@ -85,15 +89,19 @@ export class FakeToolSource implements ToolSource {
     );
   }
 
-  /** Runs a scripted tool; an unknown one answers with an error result. */
+  /**
+   * Runs a scripted tool; an unknown one is refused as every source refuses
+   * it (`tool_unavailable`, "<name> has no tool `<tool>`").
+   */
   call(
     tool: string,
     args: Readonly<Record<string, unknown>>,
     options: ToolCallOptions,
   ): Promise<ToolResult> {
     this.calls.push({ tool, args });
+    this.arrived.add();
     const run = this.#tools[tool];
-    if (run === undefined) return Promise.resolve(text(`no tool ${tool}`, true));
+    if (run === undefined) return Promise.reject(unknownToolError(this.name, tool));
     return run(args, options.signal);
   }
 

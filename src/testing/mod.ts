@@ -3,8 +3,8 @@
  * (`import … from "@spillway/spillway/testing"`): a provider that replays
  * steps, a scripted prompter, a notice sink that collects lines, a fixed
  * clock, a scripted tool source, an in-memory stream store with fault
- * injection, a `MockExecutor` with canned results, and the contract every
- * executor passes. This module only re-exports.
+ * injection, a `MockExecutor` with canned results, and the contracts every
+ * executor and every tool source pass. This module only re-exports.
  *
  * ```ts
  * import assert from "node:assert/strict";
@@ -52,6 +52,14 @@ export {
   type ExecutorFactory,
   type ExecutorUnderTest,
 } from "./executor_contract.ts";
+export {
+  CONTRACT_TIMEOUT_MS,
+  type ContractTools,
+  defineToolSourceContract,
+  Milestones,
+  type SourceUnderTest,
+  type ToolSourceContractOptions,
+} from "./tool_source_contract.ts";
 export {
   type FaultSwitch,
   MemoryStreamStore,

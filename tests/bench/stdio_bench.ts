@@ -105,8 +105,14 @@ Deno.bench({
   group: GROUP,
   fn() {
     let received = 0;
-    const reader = new JsonRpcLineReader(() => received++, (error) => {
-      throw error;
+    const reader = new JsonRpcLineReader({
+      onMessage: () => received++,
+      onMalformed: (line) => {
+        throw new Error(`${line.problem}: ${line.preview}`);
+      },
+      onError: (error) => {
+        throw error;
+      },
     });
     for (let offset = 0; offset < recorded.byteLength; offset += CHUNK) {
       reader.push(recorded.subarray(offset, offset + CHUNK));

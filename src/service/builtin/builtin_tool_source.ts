@@ -7,9 +7,12 @@
  * @module
  */
 
+import { CallDeadline } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
 import { reasonText } from "../reason_text.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
+import { unknownToolError } from "../tool_source_faults.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, timedOutResult } from "../tool_timeout.ts";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { errorResult } from "./_confine.ts";
@@ -20,10 +23,17 @@ export interface BuiltinToolSourceOptions {
   readonly cwd: string;
   /** The tools to register at construction. Defaults to {@linkcode BUILTIN_TOOLS}. */
   readonly tools?: readonly BuiltinTool[];
+  /**
+   * How long a call of `tool` may run, in ms (the tool's configured
+   * `timeout`). Default: {@linkcode DEFAULT_TOOL_TIMEOUT_MS} for every tool.
+   */
+  readonly timeoutFor?: (tool: string) => number;
 }
 
 /**
- * Runs builtin tools.
+ * Runs builtin tools. A call that outlives its timeout has its signal
+ * aborted and is answered at once with the timeout result, whether or not
+ * the tool stops.
  *
  * @example
  * ```ts
@@ -45,14 +55,16 @@ export class BuiltinToolSource implements ToolSource {
   readonly name = "builtin";
   readonly #cwd: string;
   readonly #tools = new Map<string, BuiltinTool>();
+  readonly #timeoutFor: (tool: string) => number;
 
   /**
    * Creates the source and registers `options.tools`.
    *
-   * @param options the working directory and the tools (default: the shipped ones)
+   * @param options the working directory, the tools (default: the shipped ones) and their timeouts
    */
   constructor(options: BuiltinToolSourceOptions) {
     this.#cwd = options.cwd;
+    this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
     for (const tool of options.tools ?? BUILTIN_TOOLS) this.register(tool);
   }
 
@@ -81,7 +93,12 @@ export class BuiltinToolSource implements ToolSource {
     );
   }
 
-  /** Runs one tool; see {@linkcode ToolSource.call}. */
+  /**
+   * Runs one tool; see {@linkcode ToolSource.call}.
+   *
+   * @throws {SpillwayError} `tool_unavailable` for a tool that is not registered
+   * @throws the signal's reason when `options.signal` aborts
+   */
   async call(
     tool: string,
     args: Readonly<Record<string, unknown>>,
@@ -90,12 +107,15 @@ export class BuiltinToolSource implements ToolSource {
     const { signal } = options;
     signal.throwIfAborted();
     const found = this.#tools.get(tool);
-    if (found === undefined) return errorResult(`unknown builtin tool \`${tool}\``);
+    if (found === undefined) throw unknownToolError(this.name, tool);
+    using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     let output: string | ToolResult;
     try {
-      output = await raceAbort(found.run(args, { signal, cwd: this.#cwd }), signal);
+      const running = found.run(args, { signal: deadline.signal, cwd: this.#cwd });
+      output = await raceAbort(running, deadline.signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (deadline.expired) return timedOutResult(deadline.timeoutMs);
       return errorResult(`${tool}: ${reasonText(error)}`);
     }
     return typeof output === "string" ? { content: [{ type: "text", text: output }] } : output;

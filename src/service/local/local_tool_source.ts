@@ -20,10 +20,9 @@ import {
   type ToolSource,
 } from "../tool_source.ts";
 import { releaseBytes } from "../subprocess/release_bytes.ts";
+import { unknownToolError } from "../tool_source_faults.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, requireTimeoutMs, timedOutResult } from "../tool_timeout.ts";
 import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
-
-/** How long a local tool may run before its process group is killed: 120 s. */
-export const DEFAULT_LOCAL_TOOL_TIMEOUT_MS = 120_000;
 
 /**
  * The largest arguments JSON also passed in `SPILLWAY_TOOL_ARGUMENTS`: 64 KiB.
@@ -41,7 +40,7 @@ export interface LocalToolSpec {
   readonly description?: string;
   /** The program and its fixed arguments (argv). Never run through a shell. */
   readonly command: readonly string[];
-  /** Deadline in milliseconds. Default: {@linkcode DEFAULT_LOCAL_TOOL_TIMEOUT_MS}. */
+  /** Deadline in milliseconds, after which the group is killed. Default: {@linkcode DEFAULT_TOOL_TIMEOUT_MS}. */
   readonly timeoutMs?: number;
   /** Working directory. Default: the runtime's current directory. */
   readonly cwd?: string;
@@ -127,9 +126,7 @@ export class LocalToolSource implements ToolSource {
     options: ToolCallOptions,
   ): Promise<ToolResult> {
     const spec = this.#tools.get(tool);
-    if (spec === undefined) {
-      throw new SpillwayError("tool_unavailable", `no local tool named \`${tool}\``, { tool });
-    }
+    if (spec === undefined) throw unknownToolError(this.name, tool);
     if (this.#closing.signal.aborted) {
       throw new SpillwayError("tool_unavailable", `local tool \`${tool}\`: the source is closed`, {
         tool,
@@ -137,7 +134,7 @@ export class LocalToolSource implements ToolSource {
     }
     const json = JSON.stringify(args);
     const stdin = new TextEncoder().encode(json);
-    const timeoutMs = spec.timeoutMs ?? DEFAULT_LOCAL_TOOL_TIMEOUT_MS;
+    const timeoutMs = spec.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const run = runProcess(spec.command, {
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
       env: {
@@ -179,7 +176,7 @@ async function toResult(
   releaseBytes(outcome.stdout);
   releaseBytes(outcome.stderr);
   if (outcome.kind === "timed_out") {
-    return failure(withOutput(`timed out after ${formatSeconds(timeoutMs)}`, stdout, stderr));
+    return timedOutResult(timeoutMs, withOutput("", stdout, stderr));
   }
   if (outcome.signal !== null) {
     return failure(withOutput(`killed by signal ${outcome.signal}`, stdout, stderr));
@@ -233,11 +230,6 @@ function decode(bytes: Uint8Array): string {
   return bytes.byteLength === 0 ? "" : new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
 }
 
-/** `120000` → `120s`, `1500` → `1.5s`. */
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))}s`;
-}
-
 function validateSpec(spec: LocalToolSpec): void {
   if (typeof spec.name !== "string" || spec.name === "") {
     throw new TypeError(
@@ -255,9 +247,7 @@ function validateSpec(spec: LocalToolSpec): void {
       }`,
     );
   }
-  if (spec.timeoutMs !== undefined) {
-    requirePositiveInteger(`${spec.name}.timeoutMs`, spec.timeoutMs);
-  }
+  if (spec.timeoutMs !== undefined) requireTimeoutMs(`${spec.name}.timeoutMs`, spec.timeoutMs);
 }
 
 function requirePositiveInteger(what: string, value: number): void {

@@ -9,51 +9,92 @@
  * once, `JSON.parse`d once and checked against the SDK's
  * `JSONRPCMessageSchema`. The check costs ≈0.2 ms for a 5 MB result (it looks
  * at the envelope, not inside the strings), so it stays: a malformed line is
- * reported instead of reaching the protocol layer.
+ * reported, with the request ids it seems to answer, instead of reaching the
+ * protocol layer.
  *
  * @module
  */
 
 import { JSONRPCMessageSchema } from "../sdk.ts";
-import type { JSONRPCMessage } from "../sdk.ts";
+import type { JSONRPCMessage, RequestId } from "../sdk.ts";
 import { LineSplitter } from "./line_splitter.ts";
+import { quotedPreview } from "./malformed_reply_error.ts";
+
+/** A line that is not a JSON-RPC message. */
+export interface MalformedLine {
+  /** What is wrong: `a line that is not JSON`, `a line that is not a JSON-RPC message`. */
+  readonly problem: string;
+  /** The line's first 200 characters, quoted as JSON. */
+  readonly preview: string;
+  /**
+   * The ids of the requests the line seems to answer: the top-level `id` of
+   * a parsed reply, or for text that is not JSON, the `"id": …` members
+   * found near its start and end (where serializers put a message's own
+   * id). Empty when it names none, or when it parses as a request of the
+   * server's.
+   */
+  readonly ids: readonly RequestId[];
+}
+
+/** Callbacks of {@linkcode JsonRpcLineReader}. */
+export interface JsonRpcLineReaderCallbacks {
+  /** Receives every message, in order. */
+  readonly onMessage: (message: JSONRPCMessage) => void;
+  /** Receives every line that is not a JSON-RPC message, and an unterminated last line. */
+  readonly onMalformed: (line: MalformedLine) => void;
+  /** Receives what `onMessage` throws; the stream goes on. */
+  readonly onError: (error: Error) => void;
+}
+
+/** Bytes of a line's head and tail searched for `"id"` members when it is not JSON. */
+const ID_SCAN_CHARS = 4096;
+
+/** A `"id": 12` or `"id": "abc"` member, not inside an escaped string (`\"id\"`). */
+const ID_MEMBER = /(?<!\\)"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"[^"\\]{1,200}")/g;
 
 /**
  * A push parser for newline-delimited JSON-RPC. Blank lines are skipped;
  * lines that are not JSON, or not JSON-RPC messages, are reported to
- * `onError` and skipped (servers that log to stdout must not kill the
+ * `onMalformed` and skipped (servers that log to stdout must not kill the
  * connection).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { JsonRpcLineReader } from "./json_rpc_line_reader.ts";
+ * import { JsonRpcLineReader, type MalformedLine } from "./json_rpc_line_reader.ts";
  * const messages: unknown[] = [];
- * const reader = new JsonRpcLineReader((m) => messages.push(m), (e) => assert.fail(e));
+ * const malformed: MalformedLine[] = [];
+ * const reader = new JsonRpcLineReader({
+ *   onMessage: (m) => messages.push(m),
+ *   onMalformed: (line) => malformed.push(line),
+ *   onError: (error) => assert.fail(error),
+ * });
  * reader.push(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}\n\n{"jsonrpc":"2.0",'));
- * reader.push(new TextEncoder().encode('"method":"ping","id":2}\n'));
+ * reader.push(new TextEncoder().encode('"method":"ping","id":2}\n{"jsonrpc":"2.0","id":3,"re\n'));
  * reader.end();
  * assert.deepEqual(messages, [
  *   { jsonrpc: "2.0", id: 1, result: {} },
  *   { jsonrpc: "2.0", id: 2, method: "ping" },
  * ]);
+ * assert.deepEqual(malformed, [{
+ *   problem: "a line that is not JSON",
+ *   preview: '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":3,\\"re"',
+ *   ids: [3],
+ * }]);
  * ```
  */
 export class JsonRpcLineReader {
-  readonly #onMessage: (message: JSONRPCMessage) => void;
-  readonly #onError: (error: Error) => void;
+  readonly #callbacks: JsonRpcLineReaderCallbacks;
   readonly #splitter = new LineSplitter();
   readonly #decoder = new TextDecoder();
 
   /**
    * Creates a reader for one stream.
    *
-   * @param onMessage receives every message, in order
-   * @param onError receives malformed lines and an unterminated last line
+   * @param callbacks where messages, malformed lines and handler errors go
    */
-  constructor(onMessage: (message: JSONRPCMessage) => void, onError: (error: Error) => void) {
-    this.#onMessage = onMessage;
-    this.#onError = onError;
+  constructor(callbacks: JsonRpcLineReaderCallbacks) {
+    this.#callbacks = callbacks;
   }
 
   /** Bytes of a message not yet terminated by its newline. */
@@ -74,16 +115,21 @@ export class JsonRpcLineReader {
     for (const text of texts) this.#deliver(text);
   }
 
-  /** Ends the stream; an unterminated non-blank last line is reported as an error. */
+  /**
+   * Ends the stream; an unterminated non-blank last line is reported as
+   * malformed (it answers nothing: the server is going away, and the
+   * requests it leaves waiting are lost with it).
+   */
   end(): void {
     const rest = this.#splitter.end();
-    if (rest.byteLength > 0 && this.#decoder.decode(rest).trim() !== "") {
-      this.#onError(
-        new Error(
-          `upstream server closed stdout inside a message (${rest.byteLength} bytes unterminated)`,
-        ),
-      );
-    }
+    if (rest.byteLength === 0) return;
+    const text = this.#decoder.decode(rest);
+    if (text.trim() === "") return;
+    this.#callbacks.onMalformed({
+      problem: `an unterminated last line (${rest.byteLength} bytes) before closing stdout`,
+      preview: quotedPreview(text),
+      ids: [],
+    });
   }
 
   #deliver(line: string): void {
@@ -92,30 +138,50 @@ export class JsonRpcLineReader {
     try {
       value = JSON.parse(line);
     } catch {
-      this.#onError(
-        new SyntaxError(`upstream server wrote a line that is not JSON: ${preview(line)}`),
-      );
+      this.#callbacks.onMalformed({
+        problem: "a line that is not JSON",
+        preview: quotedPreview(line),
+        ids: scanIds(line),
+      });
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      this.#onError(
-        new TypeError(
-          `upstream server wrote a line that is not a JSON-RPC message: ${preview(line)}`,
-        ),
-      );
+      this.#callbacks.onMalformed({
+        problem: "a line that is not a JSON-RPC message",
+        preview: quotedPreview(line),
+        ids: replyId(value),
+      });
       return;
     }
     try {
-      this.#onMessage(parsed.data);
+      this.#callbacks.onMessage(parsed.data);
     } catch (error) {
       // A throwing handler must not stop the stream: later messages still count.
-      this.#onError(error instanceof Error ? error : new Error(String(error)));
+      this.#callbacks.onError(error instanceof Error ? error : new Error(String(error)));
     }
   }
 }
 
-/** The first 200 characters of a line, quoted, for error messages. */
-function preview(line: string): string {
-  return JSON.stringify(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+/** The `id` of a parsed value that looks like a reply (an object with an id and no method). */
+function replyId(value: unknown): RequestId[] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+  if ("method" in value || !("id" in value)) return [];
+  const { id } = value;
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? [id] : [];
+}
+
+/** The distinct `"id"` members near the start and the end of text that is not JSON. */
+function scanIds(line: string): RequestId[] {
+  const windows = line.length <= 2 * ID_SCAN_CHARS
+    ? [line]
+    : [line.slice(0, ID_SCAN_CHARS), line.slice(-ID_SCAN_CHARS)];
+  const ids = new Set<RequestId>();
+  for (const window of windows) {
+    for (const match of window.matchAll(ID_MEMBER)) {
+      const raw = match[1] ?? "";
+      ids.add(raw.startsWith('"') ? raw.slice(1, -1) : Number(raw));
+    }
+  }
+  return [...ids];
 }

@@ -14,6 +14,16 @@
  * times its size at the peak; the bytes are dropped as soon as they are
  * decoded).
  *
+ * Replies: the transport keeps the ids of the requests it sent that wait
+ * for an answer. A reply to none of them is reported through `onerror` and
+ * dropped (a late answer to a request the client cancelled is dropped
+ * quietly: that is how cancellation works). A malformed line is reported as
+ * a {@linkcode MalformedReplyError}; when it names exactly one waiting
+ * request, that request is answered at once with a JSON-RPC error whose
+ * `data` carries {@linkcode MALFORMED_REPLY_DATA_KEY}, so the call fails
+ * instead of waiting. A line that names no waiting request cannot be
+ * attributed: the requests still waiting end at their timeout at the latest.
+ *
  * The server runs in its own process group ({@linkcode killProcessGroup}), so
  * `close()` stops it together with anything it started. When the server
  * exits or closes its stdout, the transport closes itself: `onclose` runs
@@ -26,8 +36,13 @@
 import { killProcessGroup } from "../subprocess/kill_process_group.ts";
 import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
-import type { JSONRPCMessage, Transport } from "../sdk.ts";
-import { JsonRpcLineReader } from "./json_rpc_line_reader.ts";
+import { ErrorCode, type JSONRPCMessage, type RequestId, type Transport } from "../sdk.ts";
+import { JsonRpcLineReader, type MalformedLine } from "./json_rpc_line_reader.ts";
+import {
+  MALFORMED_REPLY_DATA_KEY,
+  MalformedReplyError,
+  quotedPreview,
+} from "./malformed_reply_error.ts";
 
 /**
  * How long `close()` waits for the server to exit after its stdin closed
@@ -35,6 +50,17 @@ import { JsonRpcLineReader } from "./json_rpc_line_reader.ts";
  * long output may keep flowing after the server exited.
  */
 export const STDIO_CLOSE_GRACE_MS = 2_000;
+
+/** How many ids of cancelled requests are remembered, to drop their late answers quietly. */
+const REMEMBERED_CANCELLATIONS = 1024;
+
+/** A request sent and not yet answered. */
+interface Awaited {
+  /** The id as it was sent. */
+  readonly id: RequestId;
+  /** The request as a person reads it: `tools/call \`lint\``, `initialize`. */
+  readonly label: string;
+}
 
 /** Options of {@linkcode LineStdioClientTransport}. */
 export interface LineStdioClientTransportOptions {
@@ -86,7 +112,10 @@ interface Connection {
 export class LineStdioClientTransport implements Transport {
   /** Called once when the connection ended: closed by us, or the server exited. */
   onclose?: Transport["onclose"];
-  /** Called for lines that are not JSON-RPC messages and for I/O faults. */
+  /**
+   * Called for replies that cannot be delivered ({@linkcode MalformedReplyError})
+   * and for I/O faults.
+   */
   onerror?: Transport["onerror"];
   /** Called for every message received. */
   onmessage?: Transport["onmessage"];
@@ -100,6 +129,10 @@ export class LineStdioClientTransport implements Transport {
   #exitStatus: Deno.CommandStatus | undefined;
   #shutdown: Promise<void> | undefined;
   #closedByUs = false;
+  /** Requests sent and not yet answered, by `String(id)` (the SDK matches ids that way too). */
+  readonly #awaiting = new Map<string, Awaited>();
+  /** Ids of requests the client cancelled, oldest first. */
+  readonly #cancelled = new Set<string>();
 
   /**
    * Prepares the transport; the server is spawned by `start()`.
@@ -129,6 +162,11 @@ export class LineStdioClientTransport implements Transport {
   /** Whether `close()` was called (rather than the server going away first). */
   get closedByUs(): boolean {
     return this.#closedByUs;
+  }
+
+  /** How many requests wait for their answer. */
+  get awaiting(): number {
+    return this.#awaiting.size;
   }
 
   /**
@@ -191,7 +229,82 @@ export class LineStdioClientTransport implements Transport {
     const connection = this.#connection;
     if (connection === undefined) throw new Error("LineStdioClientTransport is not started");
     if (this.#shutdown !== undefined) throw new Error("LineStdioClientTransport is closed");
+    this.#noteSent(message);
     await connection.writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
+  }
+
+  /** Keeps track of the requests that wait for an answer. */
+  #noteSent(message: JSONRPCMessage): void {
+    if (!("method" in message)) return;
+    if ("id" in message) {
+      const params = message.params;
+      const label = message.method === "tools/call" && typeof params?.name === "string"
+        ? `tools/call \`${params.name}\``
+        : message.method;
+      this.#awaiting.set(String(message.id), { id: message.id, label });
+    } else if (message.method === "notifications/cancelled") {
+      const requestId = message.params?.requestId;
+      if (typeof requestId !== "string" && typeof requestId !== "number") return;
+      const key = String(requestId);
+      if (!this.#awaiting.delete(key)) return;
+      this.#cancelled.add(key);
+      if (this.#cancelled.size > REMEMBERED_CANCELLATIONS) {
+        this.#cancelled.delete(this.#cancelled.values().next().value ?? key);
+      }
+    }
+  }
+
+  /** Delivers a message from the server, unless it is a reply to nothing that waits. */
+  #received(message: JSONRPCMessage): void {
+    if ("method" in message) {
+      this.onmessage?.(message);
+      return;
+    }
+    const key = "id" in message && message.id !== undefined ? String(message.id) : undefined;
+    if (key !== undefined && this.#awaiting.delete(key)) {
+      this.onmessage?.(message);
+      return;
+    }
+    if (key !== undefined && this.#cancelled.delete(key)) return;
+    const problem = key === undefined
+      ? "a reply without an id"
+      : `a reply to request ${JSON.stringify(message.id)}, which nothing waits for`;
+    this.onerror?.(
+      new MalformedReplyError({
+        problem,
+        preview: quotedPreview(JSON.stringify(message)),
+        waiting: this.#awaiting.size,
+      }),
+    );
+  }
+
+  /**
+   * Reports a malformed line and, when it names exactly one waiting request,
+   * fails that request at once.
+   */
+  #malformed(line: MalformedLine): void {
+    const named = new Set(line.ids.map(String).filter((key) => this.#awaiting.has(key)));
+    const key = named.size === 1 ? named.values().next().value : undefined;
+    const answered = key === undefined ? undefined : this.#awaiting.get(key);
+    const error = new MalformedReplyError({
+      problem: line.problem,
+      preview: line.preview,
+      requestId: answered?.id,
+      request: answered?.label,
+      waiting: this.#awaiting.size,
+    });
+    this.onerror?.(error);
+    if (key === undefined || answered === undefined) return;
+    this.#awaiting.delete(key);
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id: answered.id,
+      error: {
+        code: ErrorCode.ParseError,
+        message: error.message,
+        data: { [MALFORMED_REPLY_DATA_KEY]: error.account },
+      },
+    });
   }
 
   /**
@@ -233,16 +346,20 @@ export class LineStdioClientTransport implements Transport {
         await connection.stderr?.cancel().catch(() => {});
       }
       await Promise.all([stdoutDone, stderrDone]);
+      // The client fails whatever still waits when it hears of the close.
+      this.#awaiting.clear();
+      this.#cancelled.clear();
       this.onclose?.();
     })();
     return this.#shutdown;
   }
 
   async #readStdout(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    const lines = new JsonRpcLineReader(
-      (message) => this.onmessage?.(message),
-      (error) => this.onerror?.(error),
-    );
+    const lines = new JsonRpcLineReader({
+      onMessage: (message) => this.#received(message),
+      onMalformed: (line) => this.#malformed(line),
+      onError: (error) => this.onerror?.(error),
+    });
     try {
       for (;;) {
         const { done, value } = await reader.read();

@@ -5,17 +5,35 @@
  * sent them (content blocks, `structuredContent`, `isError`), uncapped: the
  * Host caps them at phase end like any other result.
  *
- * The server is started on the first `list()` or `call()`. If it exits, the
- * calls in flight are lost ({@linkcode ToolLostError}) and the next call
- * starts it again.
+ * Every call ends:
+ *
+ * - The server is started on the first `list()` or `call()`, and must answer
+ *   the `initialize` handshake and the `tools/list` after it within its
+ *   start-up timeout; otherwise it is killed and the start fails saying so.
+ * - A call runs under its tool's timeout (the config's `timeout`, 120 s by
+ *   default, as for every tool); when it passes, the request is cancelled
+ *   (`notifications/cancelled`) and the call ends with the timeout result.
+ * - A reply that cannot be read fails the call it answers at once; one that
+ *   names no waiting request is logged, and the calls still waiting end at
+ *   their timeout at the latest.
+ * - If the server exits, the calls in flight are lost
+ *   ({@linkcode ToolLostError}); the next call starts it again and says so
+ *   once (the `warn` option).
+ *
+ * Its reports go to spillway's structured log (category
+ * `spillway.upstream`, shown by `-v`).
  *
  * @module
  */
 
+import { getLogger } from "@logtape/logtape";
+import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { SpillwayError } from "../../errors/spillway_error.ts";
+import { CallDeadline } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
+import { reasonText } from "../reason_text.ts";
+import { CallToolResultSchema, Client, ErrorCode, McpError } from "../sdk.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
-import { Client, ErrorCode, McpError } from "../sdk.ts";
 import {
   type ToolCallOptions,
   type ToolDefinition,
@@ -23,18 +41,26 @@ import {
   type ToolResult,
   type ToolSource,
 } from "../tool_source.ts";
-import { describeInvalidResult, toToolResult } from "./_call_tool_result.ts";
+import { describeIssues, malformedResultError, unknownToolError } from "../tool_source_faults.ts";
+import {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  MAX_TIMER_MS,
+  requireTimeoutMs,
+  timedOutResult,
+  timedOutText,
+} from "../tool_timeout.ts";
 import {
   LineStdioClientTransport,
   type LineStdioClientTransportOptions,
 } from "./line_stdio_client_transport.ts";
+import { MALFORMED_REPLY_DATA_KEY, MalformedReplyError } from "./malformed_reply_error.ts";
 
 /**
- * How long one upstream call may run: 1 hour. The SDK's 60 s default would
- * cut off slow tools (a full test suite); the runtime's own cancellation
- * (Ctrl-C, the caller's abort signal) is the usual way a call ends early.
+ * How long a started server gets to answer `initialize` (and then
+ * `tools/list`) unless `providers.mcp.<name>.startup_timeout` says
+ * otherwise: 30 s.
  */
-export const DEFAULT_UPSTREAM_CALL_TIMEOUT_MS = 60 * 60 * 1000;
+export const DEFAULT_STARTUP_TIMEOUT_MS: number = DEFAULT_STARTUP_TIMEOUT_SECONDS * 1000;
 
 /** How spillway introduces itself to upstream servers. */
 const CLIENT_INFO = { name: "spillway", version: "0.1.0" };
@@ -45,6 +71,8 @@ const CLIENT_INFO = { name: "spillway", version: "0.1.0" };
  * call rather than an I/O error.
  */
 const LOSS_CONFIRMATION_MS = 1_000;
+
+const log = getLogger(["spillway", "upstream"]);
 
 /** Options of {@linkcode McpUpstreamSource}. */
 export interface McpUpstreamSourceOptions {
@@ -60,10 +88,20 @@ export interface McpUpstreamSourceOptions {
   readonly cwd?: string;
   /** Where the server's stderr goes. Default: `"inherit"`. */
   readonly stderr?: LineStdioClientTransportOptions["stderr"];
-  /** Per-call deadline. Default: {@linkcode DEFAULT_UPSTREAM_CALL_TIMEOUT_MS}. */
-  readonly callTimeoutMs?: number;
+  /**
+   * How long a call of `tool` (the server's name for it) may run, in ms.
+   * Default: {@linkcode DEFAULT_TOOL_TIMEOUT_MS} for every tool.
+   */
+  readonly timeoutFor?: (tool: string) => number;
+  /** How long the handshake may take. Default: {@linkcode DEFAULT_STARTUP_TIMEOUT_MS}. */
+  readonly startupTimeoutMs?: number;
   /** Shutdown grace of the transport. Default: `STDIO_CLOSE_GRACE_MS`. */
   readonly closeGraceMs?: number;
+  /**
+   * Tells a person what they should know: that the server is being started
+   * again after it exited. Default: the structured log only.
+   */
+  readonly warn?: (message: string) => void;
 }
 
 /** One running server and our client on it. */
@@ -72,6 +110,11 @@ interface Connection {
   readonly transport: LineStdioClientTransport;
   /** Resolves when the transport closed (server exited, or we closed it). */
   readonly closed: Promise<void>;
+  /** The server's tools, as listed when it started. */
+  tools: readonly ToolDefinition[];
+  names: ReadonlySet<string>;
+  /** Whether the handshake completed. */
+  ready: boolean;
   ended: boolean;
 }
 
@@ -97,9 +140,12 @@ export class McpUpstreamSource implements ToolSource {
   /** The source name, `"mcp.<server>"`. */
   readonly name: string;
   readonly #options: McpUpstreamSourceOptions;
-  readonly #timeoutMs: number;
+  readonly #timeoutFor: (tool: string) => number;
+  readonly #startupTimeoutMs: number;
   #connection: Promise<Connection> | undefined;
   #live: Connection | undefined;
+  /** How the last connection ended, when the server went away by itself. */
+  #lost: string | undefined;
   #closed = false;
 
   /**
@@ -107,7 +153,7 @@ export class McpUpstreamSource implements ToolSource {
    *
    * @param options the server command and limits
    * @throws {TypeError} when `name` does not start with `mcp.` or `command` is empty
-   * @throws {RangeError} when `callTimeoutMs` is not a positive integer
+   * @throws {RangeError} when `startupTimeoutMs` is not a valid time limit
    */
   constructor(options: McpUpstreamSourceOptions) {
     if (!/^mcp\.[^.]+$/.test(options.name)) {
@@ -118,15 +164,12 @@ export class McpUpstreamSource implements ToolSource {
     if (options.command === "") {
       throw new TypeError(`${options.name}: command must name the server's executable`);
     }
-    const timeoutMs = options.callTimeoutMs ?? DEFAULT_UPSTREAM_CALL_TIMEOUT_MS;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
-      throw new RangeError(
-        `${options.name}: callTimeoutMs must be a positive integer, got ${timeoutMs}`,
-      );
-    }
+    const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    requireTimeoutMs(`${options.name}: startupTimeoutMs`, startupTimeoutMs);
     this.name = options.name;
     this.#options = options;
-    this.#timeoutMs = timeoutMs;
+    this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
+    this.#startupTimeoutMs = startupTimeoutMs;
   }
 
   /** The running server's pid (its process group id), if it is running. */
@@ -135,65 +178,24 @@ export class McpUpstreamSource implements ToolSource {
   }
 
   /**
-   * Lists the server's tools, all pages, starting the server if needed.
+   * The server's tools, as it listed them when it started (starting it if needed).
    *
-   * @throws {SpillwayError} `tool_unavailable` when the server cannot be started or dies while listing
+   * @throws {SpillwayError} `tool_unavailable` when the server cannot be started
    */
   async list(): Promise<readonly ToolDefinition[]> {
-    const connection = await this.#connect();
-    const tools: ToolDefinition[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    try {
-      do {
-        const page = await connection.client.listTools(
-          cursor === undefined ? undefined : { cursor },
-        );
-        for (const tool of page.tools) {
-          tools.push({
-            name: tool.name,
-            description: tool.description ?? "",
-            inputSchema: tool.inputSchema,
-            title: tool.title,
-            outputSchema: tool.outputSchema,
-            annotations: tool.annotations,
-            meta: tool._meta,
-          });
-        }
-        cursor = page.nextCursor;
-        if (cursor !== undefined && seen.has(cursor)) {
-          throw new SpillwayError(
-            "tool_unavailable",
-            `${this.name} repeated the tools/list cursor \`${cursor}\``,
-          );
-        }
-        if (cursor !== undefined) seen.add(cursor);
-      } while (cursor !== undefined);
-    } catch (error) {
-      if (await this.#wasLost(connection, error)) {
-        throw new SpillwayError(
-          "tool_unavailable",
-          `${this.#lossText(connection)} while listing its tools`,
-          {
-            source: this.name,
-          },
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    return tools;
+    return (await this.#connect()).tools;
   }
 
   /**
    * Calls one tool of the server.
    *
-   * @returns the server's result as sent; a timeout is an `isError` result
+   * @returns the server's result as sent; a timeout is the timeout result (`isError`)
    * @throws {ToolLostError} when the server exits or is closed during the call
    * @throws the signal's reason when `options.signal` aborts (the server is told to cancel)
-   * @throws {SpillwayError} `tool_unavailable` when the server cannot be started or the source is closed
-   * @throws {McpError} when the server answers with a JSON-RPC error (unknown tool, bad arguments)
-   * @throws {TypeError} when the server's result is not a valid `tools/call` result
+   * @throws {SpillwayError} `tool_unavailable` when the server cannot be started, the
+   *   source is closed, or the server did not list `tool`; `malformed_result` when its
+   *   reply cannot be read or is not a valid `tools/call` result
+   * @throws {McpError} when the server answers with a JSON-RPC error (bad arguments)
    */
   async call(
     tool: string,
@@ -203,33 +205,30 @@ export class McpUpstreamSource implements ToolSource {
     const { signal } = options;
     signal.throwIfAborted();
     const connection = await raceAbort(this.#connect(), signal);
+    if (!connection.names.has(tool)) throw unknownToolError(this.name, tool);
+    using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     try {
-      const result = await connection.client.callTool(
-        { name: tool, arguments: { ...args } },
-        undefined,
-        { signal, timeout: this.#timeoutMs },
+      const result = await connection.client.request(
+        { method: "tools/call", params: { name: tool, arguments: { ...args } } },
+        CallToolResultSchema,
+        // Our deadline, not the SDK's 60 s default, ends the request.
+        { signal: deadline.signal, timeout: MAX_TIMER_MS },
       );
-      return toToolResult(result);
+      return withLegacyResult(result);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (deadline.expired) {
+        log.info(plain(
+          `${this.name}: tools/call \`${tool}\` ${timedOutText(deadline.timeoutMs)}; ` +
+            "the request was cancelled",
+        ));
+        return timedOutResult(deadline.timeoutMs);
+      }
       if (await this.#wasLost(connection, error)) {
         throw new ToolLostError(`${this.#lossText(connection)} during the call`, { cause: error });
       }
-      const malformed = describeInvalidResult(error);
-      if (malformed !== undefined) {
-        throw new TypeError(`${this.name} sent a malformed result for \`${tool}\`: ${malformed}`, {
-          cause: error,
-        });
-      }
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        return {
-          content: [{
-            type: "text",
-            text: `timed out after ${Number((this.#timeoutMs / 1000).toFixed(3))}s`,
-          }],
-          isError: true,
-        };
-      }
+      const flaw = malformedFlaw(error);
+      if (flaw !== undefined) throw malformedResultError(this.name, tool, flaw);
       throw error;
     }
   }
@@ -254,6 +253,10 @@ export class McpUpstreamSource implements ToolSource {
     }
     const current = this.#connection;
     if (current !== undefined) return current;
+    if (this.#lost !== undefined) {
+      this.#tell(`${this.#lost}; starting it again`);
+      this.#lost = undefined;
+    }
     const { command, args, env, cwd, stderr, closeGraceMs } = this.#options;
     const transport = new LineStdioClientTransport({
       command,
@@ -265,42 +268,99 @@ export class McpUpstreamSource implements ToolSource {
     });
     const { promise: closed, resolve: markClosed } = Promise.withResolvers<void>();
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const connection: Connection = { client, transport, closed, ended: false };
+    // Malformed replies and transport faults reach the client's handler.
+    client.onerror = (error) => this.#report(error);
+    const connection: Connection = {
+      client,
+      transport,
+      closed,
+      tools: [],
+      names: new Set(),
+      ready: false,
+      ended: false,
+    };
     // Set before connect(): the SDK chains its own handler after ours, so the
     // loss is known by the time it fails the requests in flight.
     transport.onclose = () => {
       connection.ended = true;
       markClosed();
       if (this.#connection === connecting) this.#connection = undefined;
+      if (connection.ready && !transport.closedByUs) this.#lost = this.#lossText(connection);
     };
-    const connecting = (async () => {
-      try {
-        await client.connect(transport);
-      } catch (error) {
-        await transport.close();
-        const why = error instanceof Deno.errors.NotFound
-          ? `command not found: \`${command}\``
-          : transport.exitStatus === undefined
-          ? String(error instanceof Error ? error.message : error)
-          : `it exited (${describeExit(transport.exitStatus)}) during the MCP handshake`;
-        throw new SpillwayError(
-          "tool_unavailable",
-          `cannot start upstream server ${this.name}: ${why}`,
-          {
-            source: this.name,
-            command,
-          },
-          { cause: error },
-        );
-      }
-      this.#live = connection;
-      return connection;
-    })();
+    const connecting = this.#start(connection);
     this.#connection = connecting;
     connecting.catch(() => {
       if (this.#connection === connecting) this.#connection = undefined;
     });
     return connecting;
+  }
+
+  /** The handshake and the first listing, under the start-up timeout. */
+  async #start(connection: Connection): Promise<Connection> {
+    const { client, transport } = connection;
+    using deadline = new CallDeadline(undefined, this.#startupTimeoutMs);
+    let step = "initialize";
+    try {
+      // Raced, not aborted: MCP forbids cancelling `initialize`. Past the
+      // deadline the transport is closed under it instead.
+      await raceAbort(client.connect(transport, { timeout: MAX_TIMER_MS }), deadline.signal);
+      step = "tools/list";
+      connection.tools = await raceAbort(listTools(client), deadline.signal);
+    } catch (error) {
+      // Stops a server that hangs: stdin EOF, then SIGTERM, then SIGKILL.
+      await transport.close();
+      const why = this.#startFailure(connection, step, deadline.expired, error);
+      log.warn(plain(`cannot start upstream server ${this.name}: ${why}`));
+      throw new SpillwayError(
+        "tool_unavailable",
+        `cannot start upstream server ${this.name}: ${why}`,
+        { source: this.name, command: this.#options.command },
+        { cause: error },
+      );
+    }
+    connection.names = new Set(connection.tools.map((tool) => tool.name));
+    connection.ready = true;
+    this.#live = connection;
+    return connection;
+  }
+
+  /** Why the start failed, in the words a person needs. */
+  #startFailure(connection: Connection, step: string, expired: boolean, error: unknown): string {
+    const { transport } = connection;
+    if (error instanceof Deno.errors.NotFound) {
+      return `command not found: \`${this.#options.command}\``;
+    }
+    const status = transport.exitStatus;
+    if (status !== undefined && !transport.closedByUs) {
+      return `it exited (${describeExit(status)}) during the MCP handshake`;
+    }
+    if (expired) return `it did not answer ${step} within ${seconds(this.#startupTimeoutMs)}`;
+    const flaw = malformedFlaw(error);
+    if (flaw !== undefined) return `it answered ${step} with ${flaw}`;
+    return reasonText(error);
+  }
+
+  /** Logs what the transport or the client could not deliver. */
+  #report(error: Error): void {
+    if (!(error instanceof MalformedReplyError)) {
+      log.warn(plain(`${this.name}: ${error.message}`));
+      return;
+    }
+    const fate = error.request !== undefined
+      ? `it answers ${error.request}, which fails`
+      : error.waiting === 0
+      ? "no request was waiting for an answer"
+      : `it names no request that waits for an answer, so it cannot be matched to one; ` +
+        (error.waiting === 1
+          ? "the request still waiting ends at its timeout at the latest"
+          : `the ${error.waiting} requests still waiting end at their timeouts at the latest`);
+    log.warn(plain(`${this.name}: the server wrote ${error.account}; ${fate}`));
+  }
+
+  /** A person should know this: through `warn` when given, else the log. */
+  #tell(message: string): void {
+    if (this.#options.warn === undefined) log.warn(plain(message));
+    else this.#options.warn(message);
   }
 
   /** Whether `error` came from the server going away (rather than from the server's answer). */
@@ -324,6 +384,73 @@ export class McpUpstreamSource implements ToolSource {
   }
 }
 
+/** Every page of the server's tools. */
+async function listTools(client: Client): Promise<ToolDefinition[]> {
+  const tools: ToolDefinition[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+      timeout: MAX_TIMER_MS,
+    });
+    for (const tool of page.tools) {
+      tools.push({
+        name: tool.name,
+        description: tool.description ?? "",
+        inputSchema: tool.inputSchema,
+        title: tool.title,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+        meta: tool._meta,
+      });
+    }
+    cursor = page.nextCursor;
+    if (cursor !== undefined && seen.has(cursor)) {
+      throw new TypeError(`it repeated the tools/list cursor \`${cursor}\``);
+    }
+    if (cursor !== undefined) seen.add(cursor);
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/**
+ * A result of the 2024-10-07 protocol (`toolResult` instead of `content`)
+ * as a text block, so that it is not dropped as an empty result.
+ */
+function withLegacyResult(result: ToolResult & { readonly toolResult?: unknown }): ToolResult {
+  if (result.content.length > 0 || !("toolResult" in result)) return result;
+  const { toolResult: legacy, ...rest } = result;
+  return { ...rest, content: [{ type: "text", text: JSON.stringify(legacy) ?? "" }] };
+}
+
+/** What is wrong with a reply the client refused, or `undefined` for other errors. */
+function malformedFlaw(error: unknown): string | undefined {
+  if (error instanceof McpError) {
+    const data: unknown = error.data;
+    if (typeof data !== "object" || data === null) return undefined;
+    const flaw: unknown = (data as Record<string, unknown>)[MALFORMED_REPLY_DATA_KEY];
+    return typeof flaw === "string" ? flaw : undefined;
+  }
+  // The SDK rejects a result that fails its schema with the zod error itself.
+  if (typeof error !== "object" || error === null || !("issues" in error)) return undefined;
+  const { issues } = error;
+  if (!Array.isArray(issues)) return undefined;
+  return describeIssues(issues.map((issue: unknown) => {
+    const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
+    return { path: Array.isArray(path) ? path : [], message: String(message) };
+  }));
+}
+
 function describeExit(status: Deno.CommandStatus): string {
   return status.signal === null ? `code ${status.code}` : `signal ${status.signal}`;
+}
+
+/** `30000` → `30 s`, `500` → `0.5 s`: a limit as configured, in seconds. */
+function seconds(ms: number): string {
+  return `${ms / 1000} s`;
+}
+
+/** A log message taken literally: logtape reads `{…}` in messages as placeholders. */
+function plain(text: string): string {
+  return text.replaceAll("{", "{{").replaceAll("}", "}}");
 }

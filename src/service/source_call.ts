@@ -7,6 +7,7 @@
  * @module
  */
 
+import { SpillwayError } from "../errors/spillway_error.ts";
 import { reasonText } from "./reason_text.ts";
 import type { ResolvedRoute } from "./_tool_routes.ts";
 import type { Acknowledgement } from "./executor.ts";
@@ -15,6 +16,7 @@ import type { ToolCallRelay } from "./tool_call_relay.ts";
 import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 import { ToolLostError } from "./tool_source.ts";
+import { describeIssues, malformedResultError } from "./tool_source_faults.ts";
 
 /** How a source call ended, and the tool's own result when it ran. */
 export interface SourceCallEnd {
@@ -53,7 +55,10 @@ function isPlainTextResult(value: unknown): value is CallToolResult {
  * Runs `route` with `args`. Never rejects: an abort (checked first, so a
  * cancelled call is `cancelled` whatever the source did next), a
  * {@linkcode ToolLostError}, any other exception and a result that is not a
- * valid MCP `CallToolResult` each become an outcome.
+ * valid MCP `CallToolResult` each become an outcome. The faults sources
+ * report themselves (`SpillwayError`s such as an unknown tool, and lost
+ * calls) keep their message, which names the source; anything else a
+ * source throws is prefixed with the source's name.
  */
 export async function runSourceCall(
   route: ResolvedRoute,
@@ -82,17 +87,20 @@ export async function runSourceCall(
     } else {
       const parsed = CallToolResultSchema.safeParse(raw);
       if (!parsed.success) {
-        const reason = `${source.name} returned a malformed result for \`${sourceTool}\`: ` +
-          parsed.error.message;
-        return { outcome: { kind: "failed", reason } };
+        const flaw = describeIssues(parsed.error.issues);
+        const { message } = malformedResultError(source.name, sourceTool, flaw);
+        return { outcome: { kind: "failed", reason: message } };
       }
       result = parsed.data;
     }
-    return { outcome: { kind: "executed", response: toToolCallResponse(callId, raw) }, result };
+    return { outcome: { kind: "executed", response: toToolCallResponse(callId, result) }, result };
   } catch (error) {
     if (signal.aborted) return cancelled();
     if (error instanceof ToolLostError) return { outcome: { kind: "lost", reason: error.message } };
-    return { outcome: { kind: "failed", reason: `${source.name}: ${reasonText(error)}` } };
+    const reason = error instanceof SpillwayError
+      ? error.message
+      : `${source.name}: ${reasonText(error)}`;
+    return { outcome: { kind: "failed", reason } };
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runSourceCall } from "./_source_call.ts";
+import { runSourceCall } from "./source_call.ts";
 import type { ResolvedRoute } from "./_tool_routes.ts";
 import type { ToolResult } from "./tool_source.ts";
 
