@@ -50,15 +50,43 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   readonly #options: TerminalReporterOptions;
   readonly #cwd: string;
   #madeResultsDir = false;
+  /** An answer is streaming in: its line is open. */
+  #streaming = false;
+  /** The last piece written ended a line. */
+  #atLineStart = true;
 
   constructor(options: TerminalReporterOptions) {
     this.#options = options;
     this.#cwd = options.cwd ?? Deno.cwd();
   }
 
+  /** Shows each piece of the answer as it arrives, after `assistant: `. */
+  assistantText(delta: string): void {
+    if (this.#options.quiet || delta === "") return;
+    const head = this.#streaming ? "" : "assistant: ";
+    this.#streaming = true;
+    this.#atLineStart = delta.endsWith("\n");
+    this.#options.io.stdout(sanitizeForTerminal(head + delta));
+  }
+
   assistant(message: AssistantMessage): void {
-    if (this.#options.quiet || message.text === "") return;
+    if (this.#options.quiet) return;
+    if (this.breakLine() || message.text === "") return;
     this.#options.io.stdout(sanitizeForTerminal(`assistant: ${message.text}\n`));
+  }
+
+  /**
+   * Ends the line of an answer that was streaming in, so what follows (a
+   * failure, the interrupt message) starts on its own line.
+   *
+   * @returns whether an answer was streaming
+   */
+  breakLine(): boolean {
+    if (!this.#streaming) return false;
+    this.#streaming = false;
+    if (!this.#atLineStart) this.#options.io.stdout("\n");
+    this.#atLineStart = true;
+    return true;
   }
 
   toolCallStarted(call: ToolCall): void {

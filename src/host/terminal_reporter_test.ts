@@ -100,3 +100,25 @@ Deno.test("writeTextInChunks() writes exactly the UTF-8 of the text, pairs acros
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("TerminalReporter streams the answer as it arrives and ends its line once", async () => {
+  const { r, io, dir } = await reporter(2);
+  r.assistantText("Reading ");
+  r.assistantText("the \x1b[2Jlog.");
+  assert.equal(io.out(), "assistant: Reading the ␛[2Jlog.");
+  r.assistant({ text: "Reading the \x1b[2Jlog.", toolCalls: [] });
+  r.toolCallStarted(call);
+  assert.equal(
+    io.out(),
+    'assistant: Reading the ␛[2Jlog.\n▸ noisy_test_run {"megabytes":2}  (call_2)\n',
+  );
+  // An answer that failed mid-stream: the host ends the line before its message.
+  r.assistantText("Half a sen");
+  assert.equal(r.breakLine(), true);
+  assert.equal(r.breakLine(), false);
+  assert.ok(io.out().endsWith("assistant: Half a sen\n"));
+  // A provider that does not stream is shown whole.
+  r.assistant({ text: "Done.", toolCalls: [] });
+  assert.ok(io.out().endsWith("\nassistant: Done.\n"));
+  await Deno.remove(dir, { recursive: true });
+});

@@ -1,8 +1,11 @@
 /**
  * One model request of a turn, as the `requesting` state's actor runs it:
- * record `turn_start` (first cycle) and `chat_request`, ask the provider,
- * record its answer (`chat_response` and one `tool_call_request` per call)
- * and flush, so the calls are durable before any of them runs.
+ * record `turn_start` (first cycle) and `chat_request`, ask the provider
+ * (its text is passed to the observer as it streams in), record its answer
+ * (`chat_response` and one `tool_call_request` per call) and flush, so the
+ * calls are durable before any of them runs. A request cancelled mid-answer
+ * records the text that had arrived as a `cancelled` `chat_response`, and
+ * none of its calls.
  *
  * @module
  */
@@ -20,6 +23,8 @@ import type { ConversationStream } from "../stream/stream_store.ts";
 import { asStoreFailure } from "./_store_failure.ts";
 import { reasonText } from "../service/reason_text.ts";
 import type { Clock } from "./turn_dependencies.ts";
+import type { TurnObserver } from "./turn_observer.ts";
+import { observe } from "./_observe.ts";
 
 /** What one request needs. */
 export interface RequestModelInput {
@@ -43,6 +48,8 @@ export interface RequestModelInput {
   readonly requestBytes: number;
   /** 0 for the first request of the turn, then 1, 2, … */
   readonly cycle: number;
+  /** Told the answer's text as it streams in. Default: nobody. */
+  readonly observer?: TurnObserver | undefined;
 }
 
 /** Approximate JSON size of messages in UTF-8 bytes: what `chat_request` records. */
@@ -77,6 +84,7 @@ export async function requestModel(
     turn_id: turnId,
     cycle,
     bytes: input.requestBytes,
+    ...(input.provider.model === undefined ? {} : { model: input.provider.model }),
     at: clock.now().toISOString(),
   });
   try {
@@ -85,15 +93,26 @@ export async function requestModel(
     throw asStoreFailure(error);
   }
   let reply: AssistantMessage;
+  let partial = "";
+  const cancel = AbortSignal.any([input.signal, signal]);
   try {
     reply = await input.provider.complete({
       messages: input.messages,
       tools: input.tools,
       cycle,
-      signal: AbortSignal.any([input.signal, signal]),
+      signal: cancel,
+      onText: (delta) => {
+        partial += delta;
+        observe(input.observer, (observer) => observer.assistantText?.(delta, cycle));
+      },
     });
   } catch (error) {
-    throw new SpillwayError("provider_failed", reasonText(error), { cycle }, { cause: error });
+    if (cancel.aborted && partial !== "") await recordCancelledAnswer(input, partial);
+    // A provider's own details (what kind of failure) stay readable to the host.
+    const details = error instanceof SpillwayError ? error.details : {};
+    throw new SpillwayError("provider_failed", reasonText(error), { ...details, cycle }, {
+      cause: error,
+    });
   }
   // A provider written in plain JavaScript may leave the calls out.
   const toolCalls = reply.toolCalls ?? [];
@@ -102,6 +121,9 @@ export async function requestModel(
     turn_id: turnId,
     cycle,
     text: reply.text,
+    ...(reply.usage === undefined
+      ? {}
+      : { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens }),
     at: clock.now().toISOString(),
   }];
   for (const call of toolCalls) {
@@ -121,5 +143,29 @@ export async function requestModel(
   } catch (error) {
     throw asStoreFailure(error);
   }
-  return { text: reply.text, toolCalls };
+  return {
+    text: reply.text,
+    toolCalls,
+    ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+  };
+}
+
+/**
+ * What the person saw stream in before the cancel stays in the conversation.
+ * The turn fails either way; a store fault here is left to the `turn_end`
+ * record that follows, which reports it.
+ */
+async function recordCancelledAnswer(input: RequestModelInput, text: string): Promise<void> {
+  try {
+    await input.stream.append([{
+      type: "chat_response",
+      turn_id: input.turnId,
+      cycle: input.cycle,
+      text,
+      cancelled: true,
+      at: input.clock.now().toISOString(),
+    }]);
+  } catch {
+    // See above: the turn_end append meets the same store and reports it.
+  }
 }

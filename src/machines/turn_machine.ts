@@ -331,6 +331,7 @@ const machine = turnSetup.createMachine({
           messages: context.messages,
           requestBytes: context.requestBytes,
           cycle: context.cycles,
+          observer: context.input.observer,
         }),
         onDone: [
           {

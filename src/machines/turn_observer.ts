@@ -13,6 +13,11 @@ import type { ToolCallResponse } from "../review/tool_call_response.ts";
 
 /** Optional callbacks; each is called synchronously and must not throw. */
 export interface TurnObserver {
+  /**
+   * A piece of the answer to request `cycle` arrived; the pieces add up to
+   * the text `assistant()` is then told (unless the request fails).
+   */
+  assistantText?(delta: string, cycle: number): void;
   /** The model answered request `cycle`. */
   assistant?(message: AssistantMessage, cycle: number): void;
   /** A call is about to run (not called for calls resolved without running). */

@@ -1,12 +1,14 @@
 /**
  * The provider interface: the model client a turn drives. spillway ships a
- * scripted provider (the embedded default); embedding applications bring
+ * scripted provider (the embedded default) and clients for the OpenAI chat
+ * completions and Anthropic Messages APIs; embedding applications may bring
  * their own by implementing `complete`.
  *
  * @module
  */
 
 import type { ToolCall } from "../review/tool_call.ts";
+import type { NonTextContent } from "../review/tool_call_response.ts";
 
 /** One message of the provider view of a conversation. */
 export type ConversationMessage = UserMessage | AssistantTurnMessage | ToolMessage;
@@ -39,6 +41,12 @@ export interface ToolMessage {
   readonly content: string;
   /** Whether it reports a failure. */
   readonly isError: boolean;
+  /**
+   * Non-text content (images, …) delivered with the text. The stream does
+   * not record it yet, so views rebuilt from a stream carry none; providers
+   * send what their API accepts and a placeholder line for the rest.
+   */
+  readonly nonText?: NonTextContent;
 }
 
 /** A tool as advertised to the model. */
@@ -61,6 +69,20 @@ export interface ProviderRequest {
   readonly cycle: number;
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal;
+  /**
+   * Told each piece of the assistant's text as it arrives, in order; the
+   * pieces add up to the answer's `text`. A provider that does not stream
+   * may call it once with the whole text, or not at all. Default: nobody.
+   */
+  readonly onText?: (delta: string) => void;
+}
+
+/** What one request cost, as the API counted it. */
+export interface TokenUsage {
+  /** Tokens of the request (prompt, history and tool definitions). */
+  readonly inputTokens: number;
+  /** Tokens of the answer. */
+  readonly outputTokens: number;
 }
 
 /** The assistant's answer: text, and tool calls (none ends the turn). */
@@ -69,10 +91,17 @@ export interface AssistantMessage {
   readonly text: string;
   /** The tool calls it asks for; none ends the turn. */
   readonly toolCalls: readonly ToolCall[];
+  /** Tokens counted for the request, when the API reports them. */
+  readonly usage?: TokenUsage;
 }
 
 /** A model client. A failed request rejects (e.g. `prompt is too long`). */
 export interface Provider {
+  /**
+   * The model id recorded with each request (`"openai/gpt-4.1-mini"`).
+   * Default: none recorded.
+   */
+  readonly model?: string;
   /** Sends one request and resolves with the assistant's answer. */
   complete(request: ProviderRequest): Promise<AssistantMessage>;
 }

@@ -163,8 +163,10 @@ export class ScriptedProvider implements Provider {
         );
       }
     }
-    const cycle = this.#script.cycles[request.cycle];
-    return Promise.resolve(cycle ?? { text: "", toolCalls: [] });
+    const cycle = this.#script.cycles[request.cycle] ?? { text: "", toolCalls: [] };
+    // A script has no stream: its whole text is one piece.
+    if (cycle.text !== "") request.onText?.(cycle.text);
+    return Promise.resolve(cycle);
   }
 }
 

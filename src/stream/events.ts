@@ -27,6 +27,8 @@ export interface ChatRequestEvent {
   readonly cycle: number;
   /** UTF-8 bytes of the request's messages. */
   readonly bytes: number;
+  /** The model asked (`"openai/gpt-4.1-mini"`), when the provider names it. */
+  readonly model?: string;
   /** ISO 8601 time. */
   readonly at: string;
 }
@@ -41,6 +43,15 @@ export interface ChatResponseEvent {
   readonly cycle: number;
   /** The assistant's text. */
   readonly text: string;
+  /** Tokens of the request, as the API counted them (when it reports them). */
+  readonly input_tokens?: number;
+  /** Tokens of the answer, as the API counted them (when it reports them). */
+  readonly output_tokens?: number;
+  /**
+   * `true` when the turn was cancelled while the answer streamed in: `text`
+   * is what had arrived, and no tool call of it was recorded or run.
+   */
+  readonly cancelled?: true;
   /** ISO 8601 time. */
   readonly at: string;
 }
