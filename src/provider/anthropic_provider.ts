@@ -1,0 +1,243 @@
+/**
+ * A model behind the Anthropic Messages API, through the official
+ * `@anthropic-ai/sdk` client (which parses the server-sent events and
+ * retries 408, 409, 429, 5xx and lost connections with backoff, honouring
+ * `Retry-After`). The answer streams: `text_delta` pieces go to `onText` as
+ * they arrive, and each `tool_use` block is assembled from its
+ * `input_json_delta` pieces.
+ *
+ * @module
+ */
+
+import Anthropic from "@anthropic-ai/sdk";
+import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
+import type { ToolCall } from "../review/tool_call.ts";
+import { toAnthropicMessages, toAnthropicTools } from "./anthropic_messages.ts";
+import { DEFAULT_MODEL_RETRIES } from "./default_model_retries.ts";
+import {
+  type ApiFailure,
+  causeText,
+  malformedAnswer,
+  modelError,
+  type ModelErrorContext,
+} from "./model_error.ts";
+import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./provider.ts";
+import { parseArguments } from "./_parse_arguments.ts";
+
+/**
+ * The most tokens an answer may take (`max_tokens`, which the API
+ * requires): room for long answers and large tool arguments on current
+ * models.
+ */
+export const ANTHROPIC_MAX_TOKENS = 8192;
+
+/** Options of {@linkcode AnthropicProvider}. */
+export interface AnthropicProviderOptions {
+  /** The model name, e.g. `"claude-sonnet-4-5"`. */
+  readonly model: string;
+  /** The endpoint. Default: Anthropic's public one. */
+  readonly baseUrl?: string;
+  /** The API key. Default: none sent (for a compatible local server). */
+  readonly apiKey?: string;
+  /** The variable the key came from, named in a 401 message. Default `"ANTHROPIC_API_KEY"`. */
+  readonly apiKeyEnv?: string;
+  /** Retries of a request that failed with 408, 409, 429, 5xx or no connection. Default {@linkcode DEFAULT_MODEL_RETRIES}. */
+  readonly maxRetries?: number;
+  /** Told when an image is sent as its placeholder line. Default: nobody. */
+  readonly notice?: (text: string) => void;
+}
+
+type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+
+/**
+ * The Anthropic provider.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AnthropicProvider } from "./anthropic_provider.ts";
+ * const provider = new AnthropicProvider({ model: "claude-sonnet-4-5", apiKey: "sk-ant-…" });
+ * assert.equal(provider.model, "anthropic/claude-sonnet-4-5");
+ * ```
+ */
+export class AnthropicProvider implements Provider {
+  /** `anthropic/<model>`, recorded with each request. */
+  readonly model: string;
+  readonly #name: string;
+  readonly #client: Anthropic;
+  readonly #context: ModelErrorContext;
+  readonly #notice: ((text: string) => void) | undefined;
+
+  /** A client for `options.model` at `options.baseUrl`. */
+  constructor(options: AnthropicProviderOptions) {
+    this.#name = options.model;
+    this.model = `anthropic/${options.model}`;
+    this.#notice = options.notice;
+    const baseUrl = options.baseUrl ?? PUBLIC_BASE_URLS.anthropic;
+    const retries = options.maxRetries ?? DEFAULT_MODEL_RETRIES;
+    const keySent = options.apiKey !== undefined && options.apiKey !== "";
+    this.#client = new Anthropic({
+      // A key passed here is the client's only credential: it looks for no other.
+      apiKey: keySent ? options.apiKey : "no-key",
+      baseURL: baseUrl,
+      maxRetries: retries,
+      ...(keySent ? {} : { defaultHeaders: { Authorization: null } }),
+    });
+    this.#context = {
+      model: this.model,
+      baseUrl,
+      apiKeyEnv: options.apiKeyEnv ?? "ANTHROPIC_API_KEY",
+      keySent,
+      retries,
+    };
+  }
+
+  /** Streams one answer; rejects with a `provider_failed` error in one clear line. */
+  async complete(request: ProviderRequest): Promise<AssistantMessage> {
+    const answer = new StreamedAnswer(this.model, request);
+    try {
+      const stream = await this.#client.messages.create({
+        model: this.#name,
+        max_tokens: ANTHROPIC_MAX_TOKENS,
+        messages: toAnthropicMessages(
+          request.messages,
+          this.#notice === undefined ? {} : { notice: this.#notice },
+        ),
+        ...(request.tools.length === 0 ? {} : { tools: toAnthropicTools(request.tools) }),
+        stream: true,
+      }, { signal: request.signal });
+      for await (const event of stream) answer.add(event);
+    } catch (error) {
+      if (error instanceof SyntaxError) throw malformedAnswer(this.model, error.message);
+      throw modelError(failureOf(error, request.signal), this.#context);
+    }
+    // The client ends the iteration quietly when the request is aborted.
+    if (request.signal.aborted) {
+      throw modelError({ kind: "cancelled", message: "" }, this.#context);
+    }
+    return answer.finish();
+  }
+}
+
+type Block =
+  | { readonly kind: "text" }
+  | {
+    readonly kind: "tool";
+    readonly id: string;
+    readonly name: string;
+    json: string;
+    readonly start: unknown;
+  }
+  | { readonly kind: "other" };
+
+/** One answer being assembled from stream events. */
+class StreamedAnswer {
+  #text = "";
+  readonly #blocks = new Map<number, Block>();
+  #input = 0;
+  #output = 0;
+  #reported = false;
+  #stopped = false;
+
+  constructor(readonly model: string, readonly request: ProviderRequest) {}
+
+  add(event: StreamEvent): void {
+    switch (event.type) {
+      case "message_start": {
+        const usage = event.message.usage;
+        this.#input = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) +
+          (usage.cache_read_input_tokens ?? 0);
+        this.#output = usage.output_tokens;
+        this.#reported = true;
+        break;
+      }
+      case "content_block_start": {
+        const block = event.content_block;
+        if (block.type === "text") {
+          this.#blocks.set(event.index, { kind: "text" });
+          this.#addText(block.text);
+        } else if (block.type === "tool_use") {
+          this.#blocks.set(event.index, {
+            kind: "tool",
+            id: block.id,
+            name: block.name,
+            json: "",
+            start: block.input,
+          });
+        } else {
+          this.#blocks.set(event.index, { kind: "other" }); // thinking, server tools: not ours
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const block = this.#blocks.get(event.index);
+        if (event.delta.type === "text_delta") this.#addText(event.delta.text);
+        else if (event.delta.type === "input_json_delta" && block?.kind === "tool") {
+          block.json += event.delta.partial_json;
+        }
+        break;
+      }
+      case "message_delta": {
+        const usage = event.usage;
+        if (usage.input_tokens !== null && usage.input_tokens !== undefined) {
+          this.#input = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) +
+            (usage.cache_read_input_tokens ?? 0);
+        }
+        this.#output = usage.output_tokens; // cumulative
+        this.#reported = true;
+        break;
+      }
+      case "message_stop":
+        this.#stopped = true;
+        break;
+      case "content_block_stop":
+        break;
+    }
+  }
+
+  finish(): AssistantMessage {
+    if (!this.#stopped) {
+      throw malformedAnswer(this.model, "the stream ended before the answer did (no message_stop)");
+    }
+    const toolCalls: ToolCall[] = [];
+    for (const [, block] of [...this.#blocks.entries()].sort(([a], [b]) => a - b)) {
+      if (block.kind !== "tool") continue;
+      const json = block.json === "" ? JSON.stringify(block.start ?? {}) : block.json;
+      toolCalls.push({
+        id: block.id,
+        name: block.name,
+        arguments: parseArguments(this.model, block.name, json),
+      });
+    }
+    const usage: TokenUsage | undefined = this.#reported
+      ? { inputTokens: this.#input, outputTokens: this.#output }
+      : undefined;
+    return { text: this.#text, toolCalls, ...(usage === undefined ? {} : { usage }) };
+  }
+
+  #addText(text: string): void {
+    if (text === "") return;
+    this.#text += text;
+    this.request.onText?.(text);
+  }
+}
+
+/** Reads the client's error into an {@linkcode ApiFailure}. */
+function failureOf(error: unknown, signal: AbortSignal): ApiFailure {
+  if (error instanceof Anthropic.APIUserAbortError || signal.aborted) {
+    return { kind: "cancelled", message: "" };
+  }
+  if (error instanceof Anthropic.APIConnectionTimeoutError) return { kind: "timeout", message: "" };
+  if (error instanceof Anthropic.APIConnectionError) {
+    return { kind: "connection", message: causeText(error) };
+  }
+  if (error instanceof Anthropic.APIError) {
+    return {
+      kind: "status",
+      ...(error.status === undefined ? {} : { status: error.status }),
+      message: error.apiMessage ?? error.message,
+      ...(error.type === null ? {} : { code: error.type }),
+    };
+  }
+  return { kind: "connection", message: causeText(error) };
+}
