@@ -69,10 +69,15 @@ export type {
   ConversationMessage,
   Provider,
   ProviderRequest,
+  TokenUsage,
   ToolMessage,
   ToolSpec,
   UserMessage,
 } from "./provider/provider.ts";
+export {
+  providerFromConfig,
+  type ProviderFromConfigOptions,
+} from "./provider/provider_from_config.ts";
 export {
   parseScript,
   type Script,

@@ -1,8 +1,8 @@
 /**
- * `spillway query "prompt"`: runs one turn against the scripted provider
- * (the embedded default model) with the configured tools, shows the calls,
- * their results and the notices, and says where the conversation was
- * written.
+ * `spillway query "prompt"`: runs one turn against the configured model (or
+ * a scripted one) with the configured tools, shows the answer as it streams
+ * in, the calls, their results and the notices, and says where the
+ * conversation was written and what it cost.
  *
  * @module
  */
@@ -19,12 +19,8 @@ import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { TerminalReporter } from "../host/terminal_reporter.ts";
-import {
-  loadScript,
-  parseScript,
-  type Script,
-  ScriptedProvider,
-} from "../provider/scripted_provider.ts";
+import type { Provider } from "../provider/provider.ts";
+import { UsageTally } from "../provider/usage_tally.ts";
 import { createRuntime, DEFAULT_WORKSPACE, type QueryResult } from "../runtime/create_runtime.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
@@ -32,26 +28,25 @@ import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
-
-/** The assistant's answer when no `--script` is given: honest, and a pointer. */
-const NO_SCRIPT = `[[cycles]]
-text = "No model is connected: spillway's embedded provider replays a script. Pass --script FILE (see examples/demo/script.toml), or embed spillway with your own provider (README, Embedding)."
-`;
+import { queryProvider } from "./_query_provider.ts";
 
 /** `spillway query`. */
 export const queryCommand: Command = {
   name: "query",
   summary: "run one turn: the model's tool calls, capped, recorded, delivered",
   usage:
-    'spillway query [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--script FILE] [--quiet] "prompt"',
+    'spillway query [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--model PROVIDER/MODEL | --script FILE] [--conversation ID] [--quiet] "prompt"',
   description: `Runs one turn: sends the prompt to the model, runs the tool calls it asks
 for, caps every response (each tool's size_threshold, then the 2 MiB batch
 ceiling), records the batch durably in the conversation stream, and only
 then delivers it. Repeats until the model answers without tool calls.
 
-The model is the scripted provider: --script FILE replays a TOML file of
-[[cycles]] (see examples/demo/script.toml). Notices (one line on stderr per
-cut response) are printed under --quiet too.
+The model is --model PROVIDER/MODEL (openai/… for OpenAI and every
+compatible server such as Ollama, anthropic/… for Anthropic), else
+assistant.model.id from the configuration; its answer is shown as it
+streams in. --script FILE replays a TOML file of [[cycles]] instead (see
+examples/demo/script.toml). Notices (one line on stderr per cut response)
+are printed under --quiet too.
 
 Ctrl-C, SIGTERM and SIGHUP cancel the running calls (local tools' process
 groups are killed); the cancellations and the turn's end are recorded before
@@ -62,7 +57,13 @@ recorded in the stream), 2 on a usage error, and 128 + the signal's number
 when a signal stopped it: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).`,
   flags: [
     ...CONFIG_FLAGS,
-    { name: "script", kind: "string", valueName: "FILE", help: "the scripted model's TOML script" },
+    {
+      name: "model",
+      kind: "string",
+      valueName: "PROVIDER/MODEL",
+      help: "the model to ask, e.g. openai/gpt-4.1-mini (sets assistant.model.id)",
+    },
+    { name: "script", kind: "string", valueName: "FILE", help: "replay a scripted model instead" },
     {
       name: "conversation",
       kind: "string",
@@ -84,7 +85,11 @@ when a signal stopped it: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).`,
 async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const prompt = flags.positionals.join(" ").trim();
   if (prompt === "") throw new SpillwayError("usage", "missing the prompt");
-  const options = configOptionsFromFlags(flags, io);
+  const model = flags.string("model");
+  const options = {
+    ...configOptionsFromFlags(flags, io),
+    ...(model === undefined ? {} : { model }),
+  };
   let config: SpillwayConfig;
   try {
     config = await loadConfig(options);
@@ -92,16 +97,19 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     if (printConfigProblems(error, io)) return 1;
     throw error;
   }
-  const scriptPath = flags.string("script");
-  const script = scriptPath === undefined
-    ? parseScript(NO_SCRIPT, "<no script>")
-    : await loadScript(resolve(io.cwd, scriptPath));
+  const provider = await queryProvider(config, {
+    scriptPath: flags.string("script"),
+    model,
+    cwd: io.cwd,
+    env: io.env,
+    notice: (text) => io.stderr(sanitizeForTerminal(`${text}\n`)),
+  });
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
   try {
     return await queryOnTerminal(prompt, {
       io,
       config,
-      script,
+      provider,
       workspace: resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE),
       conversationId: flags.string("conversation") ?? newConversationId(),
       quiet: flags.boolean("quiet"),
@@ -115,21 +123,34 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
 interface TerminalQuery {
   readonly io: CommandIo;
   readonly config: SpillwayConfig;
-  readonly script: Script;
+  readonly provider: Provider;
   readonly workspace: string;
   readonly conversationId: string;
   readonly quiet: boolean;
   readonly inspectPath: string | undefined;
 }
 
+/**
+ * The size suggested to `conversation compact --over` when a conversation
+ * no longer fits the context window: responses this large or larger are
+ * sent as a one-line stub from then on.
+ */
+const COMPACT_OVER = "32KB";
+
 /** Runs the turn with the terminal as its host; returns the exit code. */
 async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<number> {
   const { config, conversationId, quiet } = query;
   // SIGTERM and SIGHUP stop the turn the way Ctrl-C does; listening from the
   // start keeps them from killing the process while tools are starting.
+  // An answer may be streaming in: its line is ended before the stop is reported.
+  let breakLine = () => false;
   using stop = StopSignals.listen({
     onStop: (_signal, says) =>
-      io.stderr(`\n${says}: cancelling; running calls get their cancellation response…\n`),
+      io.stderr(
+        `${
+          breakLine() ? "" : "\n"
+        }${says}: cancelling; running calls get their cancellation response…\n`,
+      ),
   });
   const io = bestEffortAfterHangup(query.io, stop);
   // Warnings and errors quote outside values (tool names, server messages).
@@ -144,13 +165,23 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
       resultsFileLink: config.tool(tool).resultsFileLink(),
     }),
   });
+  breakLine = () => reporter.breakLine();
+  const usage = new UsageTally();
   const runtime = await createRuntime({
-    provider: new ScriptedProvider(query.script),
+    provider: query.provider,
     workspace: query.workspace,
     config,
     cwd: io.cwd,
     noticeSink: reporter,
-    observer: reporter,
+    observer: {
+      assistantText: (delta) => reporter.assistantText(delta),
+      assistant: (message) => {
+        usage.add(message.usage);
+        reporter.assistant(message);
+      },
+      toolCallStarted: (call) => reporter.toolCallStarted(call),
+      toolCallResult: (call, response) => reporter.toolCallResult(call, response),
+    },
     warn: (message) => printError(`warning: ${message}\n`),
     // An upstream server's own stderr is outside text too.
     upstreamStderr: printError,
@@ -174,17 +205,31 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     inspection?.close();
     await runtime.close();
   }
+  reporter.breakLine();
   for (const error of result.errors) printError(`error: ${error.message}\n`);
   const where = result.location.startsWith(io.cwd + "/")
     ? result.location.slice(io.cwd.length + 1)
     : result.location;
+  const spent = usage.describe();
   if (result.status === "failed") {
     printError(`The turn failed: ${result.reason ?? "unknown reason"}\n`);
-    printError(`Conversation ${conversationId}: ${where}\n`);
+    printError(
+      `Conversation ${conversationId}${spent === undefined ? "" : ` (${spent})`}: ${where}\n`,
+    );
+    if (result.error?.details["kind"] === "context_window") {
+      printError(
+        "Repair it without a model call (the stream keeps every response): " +
+          `spillway conversation compact --tools=strip-responses --over ${COMPACT_OVER} ${conversationId}\n`,
+      );
+    }
     return stop.exitCode(1);
   }
   const cuts = result.notices.length;
-  const summary = `${plural(result.cycles, "model request")}, ${plural(cuts, "cut response")}`;
+  const summary = [
+    plural(result.cycles, "model request"),
+    plural(cuts, "cut response"),
+    ...(spent === undefined ? [] : [spent]),
+  ].join(", ");
   io.stdout(
     sanitizeForTerminal(
       `${quiet ? "" : "\n"}Conversation ${conversationId} (${summary}): ${where}\n`,
