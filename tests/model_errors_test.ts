@@ -86,6 +86,17 @@ for (const api of APIS) {
         status: "failed",
         reason: expectedContextMessage(api.name),
       });
+
+      // The command named repairs it: run it as printed, then continue.
+      const command = repair!.slice(repair!.indexOf("spillway ") + "spillway ".length).split(" ");
+      const io = captureCommandIo({ cwd: REPO });
+      assert.equal(await main([...command, "--workspace", workspace], io), 0, io.err());
+      server.reply(api.answer({ text: "Continuing without the log." }));
+      const next = await queryModel(api, server, workspace, "--conversation", id, "Go on");
+      assert.equal(next.code, 0, next.stderr);
+      const sent = api.toolResults(server.requests.at(-1)!);
+      assert.deepEqual(sent.map((r) => r.id), ["call_1"]);
+      assert.match(sent[0]!.content, /^\[response removed by compaction: noisy_test_run, 64\.0 KB/);
     });
   });
 

@@ -13,10 +13,17 @@ import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../src/review/max_tool_response_batch_bytes.ts";
 import { ByteSize } from "../src/size/byte_size.ts";
 import type { ChatRequestEvent, ChatResponseEvent, StreamEvent } from "../src/stream/events.ts";
-import { FileStreamStore } from "../src/stream/file_stream_store.ts";
+import { main } from "../src/cli.ts";
+import { captureCommandIo } from "../src/commands/command_io.ts";
 import { FakeModelServer } from "../src/testing/fake_model_server.ts";
-import { join } from "node:path";
-import { APIS, conversationId, modelWorkspace, queryModel, recordedEvents } from "./_model_apis.ts";
+import {
+  APIS,
+  conversationId,
+  modelWorkspace,
+  queryModel,
+  recordedEvents,
+  REPO,
+} from "./_model_apis.ts";
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const ONE_MB = 1024 * 1024;
@@ -161,18 +168,16 @@ for (const api of APIS) {
       const first = await queryModel(api, server, workspace, "Run the tests");
       assert.equal(first.code, 0, first.stderr);
       const id = conversationId(first);
-      // What `spillway conversation compact --tools=strip-responses --over 16KB` records.
-      const store = new FileStreamStore(join(workspace, "conversations"));
-      const stream = await store.open(id);
-      await stream.append([{
-        type: "compaction",
-        strategy: "strip-responses",
-        over_bytes: 16 * 1024,
-        response_ids: ["call_1"],
-        at: new Date().toISOString(),
-      }]);
-      await stream.flush();
-      await stream.close();
+      // The repair `query` names when a conversation outgrows the context window.
+      const io = captureCommandIo({ cwd: REPO });
+      const compact = [
+        "conversation",
+        "compact",
+        "--workspace",
+        workspace,
+        "--tools=strip-responses",
+      ];
+      assert.equal(await main([...compact, "--over", "16KB", id], io), 0, io.err());
 
       server.reply(api.answer({ text: "Fixed, I think." }));
       const second = await queryModel(api, server, workspace, "--conversation", id, "Fix it");
@@ -182,7 +187,8 @@ for (const api of APIS) {
       assert.deepEqual(api.prompts(request), ["Run the tests", "Fix it"]);
       assert.deepEqual(api.toolResults(request), [{
         id: "call_1",
-        content: "[response removed by compaction: 64.0 KB — the original stays in storage]",
+        content:
+          "[response removed by compaction: noisy_test_run, 64.0 KB — the original stays in storage]",
       }]);
       const assistantTexts = JSON.stringify(request.body["messages"]);
       assert.ok(assistantTexts.includes("Running.") && assistantTexts.includes("It failed."));
