@@ -15,10 +15,10 @@ import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
 import { anthropicAnswer, anthropicError } from "../src/testing/anthropic_wire.ts";
-import type {
+import {
   FakeModelServer,
-  FakeReply,
-  RecordedRequest,
+  type FakeReply,
+  type RecordedRequest,
 } from "../src/testing/fake_model_server.ts";
 import { openAiAnswer, openAiError, type WireAnswer } from "../src/testing/openai_wire.ts";
 
@@ -138,6 +138,20 @@ size_threshold = "unlimited"
 `,
   );
   return workspace;
+}
+
+/** Runs `fn` with a fresh fake server and model workspace, both removed after. */
+export async function withFake(
+  fn: (server: FakeModelServer, workspace: string) => Promise<void>,
+): Promise<void> {
+  const server = FakeModelServer.start();
+  const workspace = await modelWorkspace();
+  try {
+    await fn(server, workspace);
+  } finally {
+    await server.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
 }
 
 /** What one in-process `spillway query` did. */

@@ -13,26 +13,7 @@ import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
 import { FileStreamStore } from "../src/stream/file_stream_store.ts";
-import { FakeModelServer } from "../src/testing/fake_model_server.ts";
-import {
-  APIS,
-  conversationId,
-  modelWorkspace,
-  queryModel,
-  recordedEvents,
-  REPO,
-} from "./_model_apis.ts";
-
-async function withFake(fn: (server: FakeModelServer, workspace: string) => Promise<void>) {
-  const server = FakeModelServer.start();
-  const workspace = await modelWorkspace();
-  try {
-    await fn(server, workspace);
-  } finally {
-    await server.close();
-    await Deno.remove(workspace, { recursive: true });
-  }
-}
+import { APIS, conversationId, queryModel, recordedEvents, REPO, withFake } from "./_model_apis.ts";
 
 /** Loads a conversation through the store, as a later `query` would: no warning, every event. */
 async function loadCleanly(workspace: string, id: string): Promise<StreamEvent[]> {

@@ -15,15 +15,7 @@ import { ByteSize } from "../src/size/byte_size.ts";
 import type { ChatRequestEvent, ChatResponseEvent, StreamEvent } from "../src/stream/events.ts";
 import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
-import { FakeModelServer } from "../src/testing/fake_model_server.ts";
-import {
-  APIS,
-  conversationId,
-  modelWorkspace,
-  queryModel,
-  recordedEvents,
-  REPO,
-} from "./_model_apis.ts";
+import { APIS, conversationId, queryModel, recordedEvents, REPO, withFake } from "./_model_apis.ts";
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const ONE_MB = 1024 * 1024;
@@ -41,17 +33,6 @@ function recordedResponses(events: readonly StreamEvent[]): Map<string, string> 
     if (event.type === "tool_call_response") responses.set(event.id, event.content);
   }
   return responses;
-}
-
-async function withFake(fn: (server: FakeModelServer, workspace: string) => Promise<void>) {
-  const server = FakeModelServer.start();
-  const workspace = await modelWorkspace();
-  try {
-    await fn(server, workspace);
-  } finally {
-    await server.close();
-    await Deno.remove(workspace, { recursive: true });
-  }
 }
 
 for (const api of APIS) {

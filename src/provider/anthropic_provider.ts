@@ -18,11 +18,11 @@ import {
   type ApiFailure,
   causeText,
   malformedAnswer,
-  modelError,
   type ModelErrorContext,
 } from "./model_error.ts";
 import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./provider.ts";
 import { parseArguments } from "./_parse_arguments.ts";
+import { readStream } from "./_read_stream.ts";
 
 /**
  * The most tokens an answer may take (`max_tokens`, which the API
@@ -95,26 +95,23 @@ export class AnthropicProvider implements Provider {
   /** Streams one answer; rejects with a `provider_failed` error in one clear line. */
   async complete(request: ProviderRequest): Promise<AssistantMessage> {
     const answer = new StreamedAnswer(this.model, request);
-    try {
-      const stream = await this.#client.messages.create({
-        model: this.#name,
-        max_tokens: ANTHROPIC_MAX_TOKENS,
-        messages: toAnthropicMessages(
-          request.messages,
-          this.#notice === undefined ? {} : { notice: this.#notice },
-        ),
-        ...(request.tools.length === 0 ? {} : { tools: toAnthropicTools(request.tools) }),
-        stream: true,
-      }, { signal: request.signal });
-      for await (const event of stream) answer.add(event);
-    } catch (error) {
-      if (error instanceof SyntaxError) throw malformedAnswer(this.model, error.message);
-      throw modelError(failureOf(error, request.signal), this.#context);
-    }
-    // The client ends the iteration quietly when the request is aborted.
-    if (request.signal.aborted) {
-      throw modelError({ kind: "cancelled", message: "" }, this.#context);
-    }
+    await readStream({
+      open: () =>
+        this.#client.messages.create({
+          model: this.#name,
+          max_tokens: ANTHROPIC_MAX_TOKENS,
+          messages: toAnthropicMessages(
+            request.messages,
+            this.#notice === undefined ? {} : { notice: this.#notice },
+          ),
+          ...(request.tools.length === 0 ? {} : { tools: toAnthropicTools(request.tools) }),
+          stream: true,
+        }, { signal: request.signal }),
+      add: (event) => answer.add(event),
+      failureOf: (error) => failureOf(error, request.signal),
+      signal: request.signal,
+      context: this.#context,
+    });
     return answer.finish();
   }
 }

@@ -13,8 +13,14 @@
 import OpenAI from "openai";
 import type { ToolCall } from "../review/tool_call.ts";
 import { DEFAULT_MODEL_RETRIES } from "./default_model_retries.ts";
-import { type ApiFailure, causeText, malformedAnswer, modelError } from "./model_error.ts";
+import {
+  type ApiFailure,
+  causeText,
+  malformedAnswer,
+  type ModelErrorContext,
+} from "./model_error.ts";
 import { parseArguments } from "./_parse_arguments.ts";
+import { readStream } from "./_read_stream.ts";
 import { toOpenAiMessages, toOpenAiTools } from "./openai_messages.ts";
 import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./provider.ts";
 import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
@@ -51,7 +57,7 @@ export class OpenAiProvider implements Provider {
   readonly model: string;
   readonly #name: string;
   readonly #client: OpenAI;
-  readonly #context: Parameters<typeof modelError>[1];
+  readonly #context: ModelErrorContext;
 
   /** A client for `options.model` at `options.baseUrl`. */
   constructor(options: OpenAiProviderOptions) {
@@ -82,23 +88,20 @@ export class OpenAiProvider implements Provider {
   /** Streams one answer; rejects with a `provider_failed` error in one clear line. */
   async complete(request: ProviderRequest): Promise<AssistantMessage> {
     const answer = new StreamedAnswer(this.model, request);
-    try {
-      const stream = await this.#client.chat.completions.create({
-        model: this.#name,
-        messages: toOpenAiMessages(request.messages),
-        ...(request.tools.length === 0 ? {} : { tools: toOpenAiTools(request.tools) }),
-        stream: true,
-        stream_options: { include_usage: true },
-      }, { signal: request.signal });
-      for await (const chunk of stream) answer.add(chunk);
-    } catch (error) {
-      if (error instanceof SyntaxError) throw malformedAnswer(this.model, error.message);
-      throw modelError(failureOf(error, request.signal), this.#context);
-    }
-    // The client ends the iteration quietly when the request is aborted.
-    if (request.signal.aborted) {
-      throw modelError({ kind: "cancelled", message: "" }, this.#context);
-    }
+    await readStream({
+      open: () =>
+        this.#client.chat.completions.create({
+          model: this.#name,
+          messages: toOpenAiMessages(request.messages),
+          ...(request.tools.length === 0 ? {} : { tools: toOpenAiTools(request.tools) }),
+          stream: true,
+          stream_options: { include_usage: true },
+        }, { signal: request.signal }),
+      add: (event) => answer.add(event),
+      failureOf: (error) => failureOf(error, request.signal),
+      signal: request.signal,
+      context: this.#context,
+    });
     return answer.finish();
   }
 }
