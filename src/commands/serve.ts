@@ -149,6 +149,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       noticeSink: { notice: (fact) => printLine(formatNotice(fact)) },
       // An upstream server's own stderr is outside text too (stdout stays the protocol's).
       upstreamStderr: (text) => io.stderr(sanitizeForTerminal(text)),
+      warn: (message) => printLine(`warning: ${message}`),
       // On stdio, stdin is the protocol: nobody can be asked.
       prompter: !stdio && Deno.stdin.isTerminal() ? new TerminalPrompter({ io }) : undefined,
     });

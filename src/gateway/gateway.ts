@@ -56,6 +56,8 @@ export interface GatewayOptions {
   readonly tools?: readonly BuiltinTool[];
   /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default `"inherit"`. */
   readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
+  /** Receives what a person should know (an upstream server started again). Default: the log. */
+  readonly warn?: (message: string) => void;
   /** See {@linkcode PARK_PROGRESS_INTERVAL_MS}. Default: that constant. */
   readonly parkProgressIntervalMs?: number;
 }
@@ -114,6 +116,7 @@ export class Gateway {
       cwd: resolve(options.cwd ?? Deno.cwd()),
       ...(options.tools === undefined ? {} : { tools: options.tools }),
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
+      ...(options.warn === undefined ? {} : { warn: options.warn }),
     });
     const barrierFor = (tool: string): BarrierKind => {
       const result = policyFor(tool).result;
