@@ -17,6 +17,7 @@ export { ByteSize } from "./size/byte_size.ts";
 export { MIN_SIZE_THRESHOLD_BYTES, SizeThreshold } from "./size/size_threshold.ts";
 export { capText, type CapTextOptions, type CapTextResult } from "./size/cap_text.ts";
 export type { Truncation, TruncationStrategy } from "./size/truncation.ts";
+export type { TextWindow } from "./size/text_window.ts";
 
 export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
 export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";
