@@ -15,7 +15,7 @@ import type { ToolConfigKey } from "../config/tool_vocabulary.ts";
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
-import { LIST_TOOLS_TIMEOUT_MS, listConfiguredTools } from "../runtime/list_configured_tools.ts";
+import { listConfiguredTools } from "../runtime/list_configured_tools.ts";
 import { plural } from "../host/plural.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -52,11 +52,9 @@ effective settings and the layer each came from, and the MCP servers.
 Warns (on stderr, one line each) about tool entries no source provides,
 with the closest existing name: a misspelled entry would apply to nothing.
 To know their tools, each stdio MCP server is started just long enough to
-list them (at most ${
-    LIST_TOOLS_TIMEOUT_MS / 1000
-  } s each, all at once) and stopped again; a server that
-cannot be consulted is named, and the entries only it could provide are
-not checked. Warnings do not change the exit code.
+list them (all at once, each within its startup_timeout) and stopped
+again; a server that cannot be consulted is named, and the entries only it
+could provide are not checked. Warnings do not change the exit code.
 
 Exits 0 when the configuration is valid, 1 when it is not (every problem
 is printed to stderr), 2 on a usage error.`,

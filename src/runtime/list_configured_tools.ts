@@ -2,11 +2,11 @@
  * What the configured tool sources provide, found without running a turn:
  * the builtin tools and local entries are known from the configuration
  * alone; each stdio upstream server is started just long enough to list its
- * tools (all at once, each within a short deadline) and stopped again. A
- * server that cannot be started, does not answer in time, or is of a type
- * this runtime cannot reach yet is reported as not consulted, with why.
- * `config check` uses this to warn about configured tools no source
- * provides.
+ * tools (all at once, each within its own `startup_timeout`, as when a run
+ * starts it) and stopped again. A server that cannot be started, does not
+ * answer in time, or is of a type this runtime cannot reach yet is reported
+ * as not consulted, with why. `config check` uses this to warn about
+ * configured tools no source provides.
  *
  * @module
  */
@@ -14,22 +14,12 @@
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolAvailability } from "../config/unknown_tool_warnings.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
-import type { ToolSource } from "../service/tool_source.ts";
 import { upstreamToolSource } from "./tool_sources_from_config.ts";
-
-/**
- * How long one upstream server may take to start and list its tools: 10 s.
- * Long enough for a server that is already installed; a first `npx` or
- * `deno run` download may take longer and is then reported as not consulted.
- */
-export const LIST_TOOLS_TIMEOUT_MS = 10_000;
 
 /** Options of {@linkcode listConfiguredTools}. */
 export interface ListConfiguredToolsOptions {
   /** The directory upstream servers start in. */
   readonly cwd: string;
-  /** Deadline per upstream server, in milliseconds. Default {@linkcode LIST_TOOLS_TIMEOUT_MS}. */
-  readonly timeoutMs?: number;
 }
 
 /**
@@ -37,7 +27,7 @@ export interface ListConfiguredToolsOptions {
  * running when it resolves.
  *
  * @param config the configuration whose sources are listed
- * @param options where servers start, and how long each may take
+ * @param options where servers start
  * @returns the tool names, each consulted source's own tools, and the sources not consulted
  *
  * @example
@@ -54,7 +44,6 @@ export async function listConfiguredTools(
   config: SpillwayConfig,
   options: ListConfiguredToolsOptions,
 ): Promise<Required<ToolAvailability>> {
-  const timeoutMs = options.timeoutMs ?? LIST_TOOLS_TIMEOUT_MS;
   const sourceTools = new Map<string, readonly string[]>([
     ["builtin", BUILTIN_TOOLS.map((tool) => tool.name)],
   ]);
@@ -72,7 +61,12 @@ export async function listConfiguredTools(
       const name = `mcp.${provider.name}`;
       try {
         const source = upstreamToolSource(provider, { cwd: options.cwd, upstreamStderr: "null" });
-        return { name, tools: await listWithin(source, timeoutMs) };
+        try {
+          // The source gives up, and stops the server, after its startup_timeout.
+          return { name, tools: (await source.list()).map((tool) => tool.name) };
+        } finally {
+          await source.close();
+        }
       } catch (error) {
         return { name, reason: error instanceof Error ? error.message : String(error) };
       }
@@ -88,29 +82,4 @@ export async function listConfiguredTools(
     if (sourceTools.get(server)?.includes(tool)) tools.add(name);
   }
   return { tools: [...tools], sourceTools, notConsulted };
-}
-
-/** The source's tool names, within `timeoutMs`; the source is closed either way. */
-async function listWithin(source: ToolSource, timeoutMs: number): Promise<string[]> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const listing = source.list();
-  listing.catch(() => {}); // a late failure after the deadline is not news
-  try {
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `upstream server ${source.name} did not list its tools within ${timeoutMs / 1000} s`,
-            ),
-          ),
-        timeoutMs,
-      );
-    });
-    const definitions = await Promise.race([listing, deadline]);
-    return definitions.map((definition) => definition.name);
-  } finally {
-    clearTimeout(timer);
-    await source.close();
-  }
 }

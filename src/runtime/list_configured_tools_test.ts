@@ -5,10 +5,13 @@ import { listConfiguredTools } from "./list_configured_tools.ts";
 
 const EXAMPLE_SERVER = fileURLToPath(new URL("../../examples/upstream_server.ts", import.meta.url));
 
-function providers(servers: Record<string, { command: string; arguments: string[] }>): string {
+function providers(
+  servers: Record<string, { command: string; arguments: string[]; startup_timeout?: number }>,
+): string {
   return Object.entries(servers).map(([name, server]) =>
     `[providers.mcp.${name}]\ntype = "stdio"\ncommand = ${JSON.stringify(server.command)}\n` +
-    `arguments = ${JSON.stringify(server.arguments)}\n`
+    `arguments = ${JSON.stringify(server.arguments)}\n` +
+    (server.startup_timeout === undefined ? "" : `startup_timeout = ${server.startup_timeout}\n`)
   ).join("\n");
 }
 
@@ -44,6 +47,12 @@ Deno.test("listConfiguredTools() reports servers it could not consult, and why",
     providers({
       missing: { command: "no-such-mcp-server-anywhere", arguments: [] },
       crashing: { command: Deno.execPath(), arguments: ["eval", "Deno.exit(3)"] },
+      // Starts, never answers: its startup_timeout ends it.
+      silent: {
+        command: Deno.execPath(),
+        arguments: ["eval", "setInterval(() => {}, 1 << 30)"],
+        startup_timeout: 0.5,
+      },
     }) + `[providers.mcp.web]\ntype = "http"\nurl = "http://127.0.0.1:9/mcp"\n`,
   );
   const found = await listConfiguredTools(config, { cwd: Deno.cwd() });
@@ -57,6 +66,10 @@ Deno.test("listConfiguredTools() reports servers it could not consult, and why",
       source: "mcp.crashing",
       reason:
         "cannot start upstream server mcp.crashing: it exited (code 3) during the MCP handshake",
+    },
+    {
+      source: "mcp.silent",
+      reason: "cannot start upstream server mcp.silent: it did not answer initialize within 0.5 s",
     },
     {
       source: "mcp.web",
