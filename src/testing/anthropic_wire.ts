@@ -88,12 +88,31 @@ export function anthropicEvents(answer: WireAnswer): string[] {
   return events;
 }
 
-/** A streamed message as a reply. */
+/**
+ * A streamed message as a reply.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { anthropicAnswer } from "./anthropic_wire.ts";
+ * assert.ok("events" in anthropicAnswer({ text: "hi" }));
+ * ```
+ */
 export function anthropicAnswer(answer: WireAnswer, options: { hold?: boolean } = {}): FakeReply {
   return { events: anthropicEvents(answer), ...(options.hold ? { hold: true } : {}) };
 }
 
-/** An error reply in the API's format, with its real status code. */
+/**
+ * An error reply in the API's format, with its real status code.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { anthropicError } from "./anthropic_wire.ts";
+ * const reply = anthropicError(529, "overloaded_error", "Overloaded");
+ * assert.ok("status" in reply && reply.status === 529);
+ * ```
+ */
 export function anthropicError(
   status: number,
   type: string,

@@ -73,3 +73,13 @@ export type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
+export { FakeModelServer, type FakeReply, type RecordedRequest } from "./fake_model_server.ts";
+export {
+  openAiAnswer,
+  openAiError,
+  openAiEvents,
+  splitText,
+  type WireAnswer,
+  type WireToolCall,
+} from "./openai_wire.ts";
+export { anthropicAnswer, anthropicError, anthropicEvents } from "./anthropic_wire.ts";

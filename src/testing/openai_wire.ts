@@ -13,7 +13,9 @@ import type { FakeReply } from "./fake_model_server.ts";
 
 /** A call the fake model makes. */
 export interface WireToolCall {
+  /** The call id. */
   readonly id: string;
+  /** The tool's name. */
   readonly name: string;
   /** An object (sent as JSON), or the raw argument text. */
   readonly arguments: Readonly<Record<string, unknown>> | string;
@@ -33,7 +35,16 @@ export interface WireAnswer {
   readonly truncated?: boolean;
 }
 
-/** Splits `text` into `pieces` parts (some may be empty when it is short). */
+/**
+ * Splits `text` into `pieces` parts (some may be empty when it is short).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { splitText } from "./openai_wire.ts";
+ * assert.deepEqual(splitText("abcde", 2), ["abc", "de"]);
+ * ```
+ */
 export function splitText(text: string, pieces: number): string[] {
   const size = Math.ceil(text.length / pieces);
   return Array.from({ length: pieces }, (_, i) => text.slice(i * size, (i + 1) * size));
@@ -109,12 +120,33 @@ export function openAiEvents(answer: WireAnswer): string[] {
   return events;
 }
 
-/** A streamed answer as a reply. */
+/**
+ * A streamed chat completion as a reply.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openAiAnswer } from "./openai_wire.ts";
+ * assert.ok("events" in openAiAnswer({ text: "hi" }));
+ * ```
+ */
 export function openAiAnswer(answer: WireAnswer, options: { hold?: boolean } = {}): FakeReply {
   return { events: openAiEvents(answer), ...(options.hold ? { hold: true } : {}) };
 }
 
-/** An error reply in the API's format, with its real status code. */
+/**
+ * An error reply in the API's format, with its real status code.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openAiError } from "./openai_wire.ts";
+ * assert.deepEqual(openAiError(404, "no such model", { code: "model_not_found" }), {
+ *   status: 404,
+ *   body: { error: { message: "no such model", type: "invalid_request_error", param: null, code: "model_not_found" } },
+ * });
+ * ```
+ */
 export function openAiError(
   status: number,
   message: string,
