@@ -11,6 +11,12 @@
  * Inside one process, handles of the same conversation share the lock (the
  * file store already queues their operations in order).
  *
+ * A lock is one open file description, and a process that spawns a child
+ * lends the child a copy of every descriptor between fork and exec. A lock
+ * this process just released can therefore still be held, for that moment,
+ * by a child of its own: when the holder's note names this process, the lock
+ * is retried briefly instead of refused.
+ *
  * @module
  */
 
@@ -30,6 +36,12 @@ interface Shared {
   readonly taking: Promise<Deno.FsFile>;
   holders: number;
 }
+
+/**
+ * How long a lock whose note names this process is retried: a spawned
+ * child execs (dropping its copy of our descriptors) within milliseconds.
+ */
+export const OWN_COPY_RETRY_MS = 2_000;
 
 /** Locks held (or being taken) by this process, by lock file path. */
 const held = new Map<string, Shared>();
@@ -92,7 +104,7 @@ export async function lockConversation(dir: string, id: string): Promise<Convers
 async function take(path: string, id: string): Promise<Deno.FsFile> {
   const file = await Deno.open(path, { read: true, write: true, create: true });
   try {
-    if (!await file.tryLock(true)) throw await lockedError(path, id);
+    if (!await tryLockOverOwnCopies(file, path)) throw await lockedError(path, id);
     // Who holds it, for the message a second writer prints.
     await file.truncate(0);
     const note = new TextEncoder().encode(`${Deno.pid} ${new Date().toISOString()}\n`);
@@ -104,10 +116,30 @@ async function take(path: string, id: string): Promise<Deno.FsFile> {
   return file;
 }
 
-async function lockedError(path: string, id: string): Promise<SpillwayError> {
+/**
+ * Tries the lock; while the holder's note names this process (a child we
+ * forked still has our released descriptor), tries again, backing off from
+ * 1 to 50 ms, for at most {@linkcode OWN_COPY_RETRY_MS}.
+ */
+async function tryLockOverOwnCopies(file: Deno.FsFile, path: string): Promise<boolean> {
+  const deadline = Date.now() + OWN_COPY_RETRY_MS;
+  for (let wait = 1;; wait = Math.min(wait * 2, 50)) {
+    if (await file.tryLock(true)) return true;
+    const [pid] = await holderNote(path);
+    if (pid !== String(Deno.pid) || Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** The holder's note: its pid and since when, as written by {@linkcode take}. */
+async function holderNote(path: string): Promise<[string | undefined, string | undefined]> {
   const holder = (await Deno.readTextFile(path).catch(() => "")).trim().split(" ");
   const pid = holder[0] !== undefined && /^\d+$/.test(holder[0]) ? holder[0] : undefined;
-  const since = holder[1];
+  return [pid, holder[1]];
+}
+
+async function lockedError(path: string, id: string): Promise<SpillwayError> {
+  const [pid, since] = await holderNote(path);
   const who = pid === undefined
     ? "another process"
     : `another process (pid ${pid}${since === undefined ? "" : `, since ${since}`})`;

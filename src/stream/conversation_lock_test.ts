@@ -93,3 +93,52 @@ Deno.test("handles of one conversation in one process share the lock until the l
   await child.status;
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("a lock whose note names this process (a child of ours still has its descriptor) is waited for, not refused", async () => {
+  const root = await Deno.makeTempDir();
+  const store = new FileStreamStore(root);
+  await (await store.open("c1")).close();
+  // Stands in for a child forked by this process that has not exec'd yet: it
+  // holds the lock file's description, and the note names this process.
+  const code = `
+    const file = await Deno.open(${
+    JSON.stringify(`${root}/c1/writer.lock`)
+  }, { read: true, write: true });
+    if (!await file.tryLock(true)) throw new Error("not free");
+    await file.truncate(0);
+    await file.write(new TextEncoder().encode("${Deno.pid} 2026-11-30T00:00:00.000Z\\n"));
+    console.log("holding");
+    // Answers pings until told to let go.
+    const input = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+    for (let got = ""; !got.includes("release");) {
+      const { value, done } = await input.read();
+      if (done) break;
+      got += value;
+      if (value.includes("ping")) console.log("pong");
+    }
+    file.close();
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", code],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.equal((await lines.read()).value, "holding\n");
+  const opening = store.open("c1");
+  opening.catch(() => {}); // awaited below
+  // Round trips to the holder give the open time to find the lock taken
+  // (the case under test) before it is let go.
+  const writer = child.stdin.getWriter();
+  for (let i = 0; i < 3; i++) {
+    await writer.write(new TextEncoder().encode("ping\n"));
+    assert.equal((await lines.read()).value, "pong\n");
+  }
+  await writer.write(new TextEncoder().encode("release\n"));
+  await writer.close();
+  const stream = await opening;
+  await stream.close();
+  await lines.cancel();
+  assert.equal((await child.status).success, true);
+  await Deno.remove(root, { recursive: true });
+});
