@@ -76,6 +76,16 @@ export function query(workspace: string, ...args: string[]): Promise<CliRun> {
   return finished(spawnQuery(workspace, args));
 }
 
+/** Runs `spillway query --quiet --script SCRIPT --conversation ID PROMPT` to its end. */
+export function continueQuery(
+  workspace: string,
+  script: string,
+  conversation: string,
+  prompt: string,
+): Promise<CliRun> {
+  return query(workspace, "--quiet", "--script", script, "--conversation", conversation, prompt);
+}
+
 /** The conversation id of the `Conversation <id>…` line a run printed. */
 export function conversationIdOf(run: CliRun): string {
   const match = /^Conversation (\S+?):? /m.exec(run.stdout + run.stderr);

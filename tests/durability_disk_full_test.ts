@@ -3,14 +3,21 @@
  * tmpfs, and one batch of three 250 KB results does not fit, so the append
  * fails with ENOSPC part way through. Through `spillway query` as a person
  * meets it: the turn fails saying the results were not recorded, and the
- * next `query --conversation ID` goes on without any of the batch.
+ * next `query --conversation ID` goes on without any of the batch (its
+ * calls recorded as interrupted, with one warning).
  *
  * Mounting needs root; elsewhere the test is ignored, and its name says why.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { conversationIdOf, eventsOf, query, workspaceWith } from "./durability_cli.ts";
+import {
+  continueQuery,
+  conversationIdOf,
+  eventsOf,
+  query,
+  workspaceWith,
+} from "./durability_cli.ts";
 
 /** Each call's result; three do not fit in the tmpfs, two would. */
 const RESULT_BYTES = 250_000;
@@ -97,16 +104,13 @@ Deno.test({
         "turn_end",
       ]);
 
-      const second = await query(
-        workspace,
-        "--quiet",
-        "--script",
-        "second.toml",
-        "--conversation",
-        id,
-        "go on",
-      );
+      const second = await continueQuery(workspace, "second.toml", id, "go on");
       assert.equal(second.code, 0, second.stderr);
+      assert.equal(
+        second.stderr,
+        `warning: conversation ${id}: its last turn ended with 3 unanswered calls; recorded ` +
+          `them as interrupted\n`,
+      );
       const events = await eventsOf(workspace, id);
       assert.ok(
         !events.some((event) => String(event.content ?? "").startsWith("x\nx\n")),

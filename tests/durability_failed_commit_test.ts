@@ -3,7 +3,8 @@
  * pipeline (createRuntime, the in-process execution service, McpExecutor)
  * over a `FileStreamStore` whose injected `sync` fails the fsync of the
  * batch. The turn fails, every caller is told "not recorded", and the next
- * load (and the next turn on the conversation) holds none of the batch.
+ * load (and the next turn on the conversation) holds none of the batch: the
+ * next turn finds the calls unanswered and records them as interrupted.
  */
 
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import type { ConversationMessage, ProviderRequest } from "../src/provider/provi
 import { createRuntime } from "../src/runtime/create_runtime.ts";
 import type { BuiltinTool } from "../src/service/builtin/builtin_tool.ts";
 import { FileStreamStore } from "../src/stream/file_stream_store.ts";
+import { INTERRUPTED_RESPONSE } from "../src/stream/repair_interrupted_turn.ts";
 
 /** What the tool returns: distinctive, so any trace of it in the stream or a request shows. */
 const SECRET = "batch-result-that-was-never-durable";
@@ -94,12 +96,23 @@ Deno.test("a commit whose fsync fails is in no later load nor in the next turn's
       at: (events.at(-1) as { at: string }).at,
     });
 
-    // The conversation goes on without the batch.
+    // The conversation goes on without the batch: its calls are answered as interrupted.
     const second = await runtime.query("go on", { conversationId: first.conversationId });
     assert.equal(second.status, "finished", second.reason);
+    assert.deepEqual(warnings, [
+      `conversation ${first.conversationId}: its last turn ended with 2 unanswered calls; ` +
+      `recorded them as interrupted`,
+    ]);
     const sent = requests[1]!.messages;
     assert.ok(!JSON.stringify(sent).includes(SECRET), "the next request carries the batch");
-    assert.deepEqual(sent.at(-1), { role: "user", content: "go on" } satisfies ConversationMessage);
+    assert.deepEqual(
+      sent.slice(-3),
+      [
+        { role: "tool", id: "call_1", content: INTERRUPTED_RESPONSE, isError: true },
+        { role: "tool", id: "call_2", content: INTERRUPTED_RESPONSE, isError: true },
+        { role: "user", content: "go on" },
+      ] satisfies ConversationMessage[],
+    );
   } finally {
     await runtime.close();
     await Deno.remove(workspace, { recursive: true });

@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_CANCELLATION_RESPONSE } from "../src/config/builtin_defaults.ts";
 import {
+  continueQuery,
   conversationIdOf,
   eventsOf,
   finished,
@@ -40,6 +41,11 @@ tool_calls = [{ id = "call_1", name = "hang", arguments = {} }]
 text = "never reached: the turn is stopped first"
 `;
 
+const NEXT = `
+[[cycles]]
+text = "Going on."
+`;
+
 const SIGNALS = [
   { signal: "SIGTERM", code: 143, says: "terminated (SIGTERM)" },
   { signal: "SIGHUP", code: 129, says: "hung up (SIGHUP)" },
@@ -54,7 +60,7 @@ for (const { signal, code, says } of SIGNALS) {
       `turn_end recorded, exit ${code}` + (linuxOnly ? ` (ignored: ${linuxOnly})` : ""),
     ignore: linuxOnly !== undefined,
     async fn() {
-      const workspace = await workspaceWith(CONFIG, { "script.toml": SCRIPT });
+      const workspace = await workspaceWith(CONFIG, { "script.toml": SCRIPT, "next.toml": NEXT });
       try {
         await Deno.mkdir(join(workspace, "started"));
         const started = watchFor(join(workspace, "started", "pids"));
@@ -75,6 +81,10 @@ for (const { signal, code, says } of SIGNALS) {
         );
         await assertGone(pids);
         await assertCancellationRecorded(workspace, id);
+        // The turn was recorded whole: continuing it needs no repair and says nothing.
+        const next = await continueQuery(workspace, "next.toml", id, "on");
+        assert.equal(next.code, 0, next.stderr);
+        assert.equal(next.stderr, "");
       } finally {
         await Deno.remove(workspace, { recursive: true });
       }

@@ -35,6 +35,7 @@ import type { ToolSource } from "../service/tool_source.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import { providerView } from "../stream/provider_view.ts";
+import { repairInterruptedTurn } from "../stream/repair_interrupted_turn.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "./tool_policies.ts";
 import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
@@ -224,7 +225,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         newConversationId(() => clock.now());
       const stream = await store.open(conversationId);
       try {
-        const loaded = await stream.load();
+        // A turn a crash cut short is made whole first (and the person told).
+        const loaded = await repairInterruptedTurn(stream, { at: clock.now().toISOString() });
         for (const warning of loaded.warnings) {
           warn(warning);
           getLogger(["spillway", "stream"]).warn(warning);
