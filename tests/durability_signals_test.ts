@@ -101,7 +101,8 @@ Deno.test({
   async fn() {
     const workspace = await workspaceWith(CONFIG, { "script.toml": SCRIPT });
     // A server of its own: other tmux sessions on this machine are not ours to touch.
-    const tmux = (...args: string[]) => run("tmux", "-L", `spillway_hangup_${Deno.pid}`, ...args);
+    const server = `spillway_hangup_${Deno.pid}`;
+    const tmux = (...args: string[]) => run("tmux", "-L", server, ...args);
     const session = "hangup";
     try {
       await Deno.mkdir(join(workspace, "started"));
@@ -166,7 +167,10 @@ Deno.test({
       await assertGone(pids);
       await assertCancellationRecorded(workspace, id);
     } finally {
-      await tmux("kill-session", "-t", session).catch(() => {});
+      await tmux("kill-server").catch(() => {}); // already gone when the test got this far
+      // The server leaves its socket file behind.
+      const socket = join(Deno.env.get("TMUX_TMPDIR") ?? "/tmp", `tmux-${Deno.uid()}`, server);
+      await Deno.remove(socket).catch(() => {});
       await Deno.remove(workspace, { recursive: true });
     }
   },
