@@ -184,3 +184,30 @@ Deno.test("config check shows the model's key variable and whether it is set, ne
     assert.ok(!ok.out().includes(secret) && !ok.err().includes(secret));
   });
 });
+
+Deno.test("--cfg with the '*' tool works as typed in a shell, quoted or not", async () => {
+  await withDir(async (dir) => {
+    const typed = [
+      // The shell eats these quotes: spillway gets conversation.tools.*.size_threshold=1MB.
+      `--cfg conversation.tools.'*'.size_threshold=1MB`,
+      // The documented form.
+      `--cfg 'conversation.tools.*.size_threshold=1MB'`,
+      `--cfg "conversation.tools.'*'.size_threshold=1MB"`,
+    ];
+    for (const flag of typed) {
+      const output = await new Deno.Command("sh", {
+        args: ["-c", `"$DENO" run --allow-read --allow-env src/cli.ts config check ${flag}`],
+        cwd: REPO,
+        env: { DENO: Deno.execPath(), XDG_CONFIG_HOME: join(dir, "xdg"), NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const out = new TextDecoder().decode(output.stdout);
+      assert.equal(output.code, 0, `${flag}: ${new TextDecoder().decode(output.stderr)}`);
+      assert.match(
+        out,
+        /'\*' +run +unattended +default\n +result .*\n +size_threshold +1MB +--cfg\n/,
+      );
+    }
+  });
+});

@@ -32,7 +32,7 @@ export const CONFIG_FLAGS: readonly FlagSpec[] = [
     kind: "string",
     repeatable: true,
     valueName: "KEY=VALUE",
-    help: "set one key, e.g. conversation.tools.'*'.run=ask (repeatable; wins over files)",
+    help: "set one key, e.g. 'conversation.tools.*.run=ask' (repeatable; wins over files)",
   },
 ];
 

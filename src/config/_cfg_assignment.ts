@@ -3,7 +3,9 @@
  * like a file layer. The key is a TOML dotted path (`conversation.tools.'*'.run`);
  * the value is read as a TOML value when it is one (`10`, `["cargo", "test"]`,
  * `"1MB"`), else taken as a bare string (`1MB`, `ask`), so shells need no
- * extra quoting for the common cases.
+ * extra quoting for the common cases. A bare `*` segment stands for `'*'`:
+ * a shell eats the quotes of `conversation.tools.'*'.run=ask`, and the form
+ * that survives it (`'conversation.tools.*.run=ask'`) is the one to document.
  *
  * @module
  */
@@ -11,7 +13,7 @@
 import { parse } from "smol-toml";
 import { parseKeyPath } from "./_key_path.ts";
 
-const EXAMPLE = "e.g. --cfg conversation.tools.'*'.run=ask";
+const EXAMPLE = "e.g. --cfg 'conversation.tools.*.run=ask'";
 
 /**
  * How messages cite an assignment: `--cfg <assignment>`, with control
@@ -44,12 +46,12 @@ export function parseCfgAssignment(assignment: string): CfgAssignment {
   const split = equalsOutsideQuotes(assignment);
   if (split < 0) return { ok: false, error: `${site}: expected key=value (${EXAMPLE})` };
   const keyText = assignment.slice(0, split);
-  const path = parseKeyPath(keyText);
+  const path = parseKeyPath(keyText) ?? parseKeyPath(quoteBareStars(keyText));
   if (path === undefined) {
     return {
       ok: false,
       error: `${site}: invalid key \`${JSON.stringify(keyText.trim()).slice(1, -1)}\` ` +
-        "(expected a dotted key path such as conversation.tools.'*'.run)",
+        "(expected a dotted key path such as conversation.tools.*.run)",
     };
   }
   const value = readValue(assignment.slice(split + 1).trim());
@@ -67,6 +69,11 @@ export function parseCfgAssignment(assignment: string): CfgAssignment {
     }
   }
   return { ok: true, path, document: root };
+}
+
+/** `conversation.tools.*.run` → `conversation.tools.'*'.run` (a whole segment only). */
+function quoteBareStars(key: string): string {
+  return key.replace(/(^|\.)(\s*)\*(\s*)(?=\.|$)/g, "$1$2'*'$3");
 }
 
 function readValue(text: string): unknown {

@@ -24,6 +24,17 @@ Deno.test("parseCfgAssignment() handles quoted key segments, even with '=' insid
   assert.deepEqual(documentOf(`t."a=b".run=ask`), { t: { "a=b": { run: "ask" } } });
 });
 
+Deno.test("parseCfgAssignment() reads a bare * segment as '*', the form a shell leaves", () => {
+  // What `--cfg conversation.tools.'*'.size_threshold=1MB` becomes once a shell ate its quotes.
+  const star = { conversation: { tools: { "*": { size_threshold: "1MB" } } } };
+  assert.deepEqual(documentOf("conversation.tools.*.size_threshold=1MB"), star);
+  assert.deepEqual(documentOf("conversation.tools . * .size_threshold=1MB"), star);
+  assert.deepEqual(documentOf("*.x=1"), { "*": { x: 1 } });
+  assert.deepEqual(documentOf(`t."*x".run=ask`), { t: { "*x": { run: "ask" } } });
+  assert.equal(parseCfgAssignment("conversation.tools.x*.run=ask").ok, false);
+  assert.equal(parseCfgAssignment("conversation.tools.**.run=ask").ok, false);
+});
+
 Deno.test("parseCfgAssignment() does not let a value smuggle in extra keys", () => {
   assert.deepEqual(documentOf("a.b=1\nc = 2"), { a: { b: "1\nc = 2" } });
 });
@@ -38,12 +49,12 @@ Deno.test("parseCfgAssignment() keeps __proto__ as an ordinary key", () => {
 Deno.test("parseCfgAssignment() explains a missing '=' and a bad key", () => {
   assert.deepEqual(parseCfgAssignment("run"), {
     ok: false,
-    error: "--cfg run: expected key=value (e.g. --cfg conversation.tools.'*'.run=ask)",
+    error: "--cfg run: expected key=value (e.g. --cfg 'conversation.tools.*.run=ask')",
   });
   assert.deepEqual(parseCfgAssignment("a..b=1"), {
     ok: false,
     error: "--cfg a..b=1: invalid key `a..b` " +
-      "(expected a dotted key path such as conversation.tools.'*'.run)",
+      "(expected a dotted key path such as conversation.tools.*.run)",
   });
 });
 
@@ -52,6 +63,6 @@ Deno.test("parseCfgAssignment() keeps its messages on one line", () => {
   assert.ok(!parsed.ok);
   assert.equal(
     parsed.error,
-    "--cfg a\\nb: expected key=value (e.g. --cfg conversation.tools.'*'.run=ask)",
+    "--cfg a\\nb: expected key=value (e.g. --cfg 'conversation.tools.*.run=ask')",
   );
 });
