@@ -133,7 +133,7 @@ Deno.test("loadConfig() collects the problems of every layer, in layer order", a
       'ws/config.toml:2: conversation.tools.x.run = "never" is not valid (expected one of: ask, unattended, edit, skip)',
       'a.toml:2: conversation.tools.x.result = "never" is not valid (expected one of: unattended, ask, edit, skip)',
       '--cfg conversation.tools.x.size_threshold=512: conversation.tools.x.size_threshold = 512 is below the 1KB minimum: use "unlimited" for no limit, or result = "skip" for no result at all',
-      "--cfg oops: expected key=value (e.g. --cfg conversation.tools.'*'.run=ask)",
+      "--cfg oops: expected key=value (e.g. --cfg 'conversation.tools.*.run=ask')",
     ]);
   });
 });
