@@ -19,6 +19,7 @@ import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { TerminalReporter } from "../host/terminal_reporter.ts";
+import { TerminalSpinner } from "../host/terminal_spinner.ts";
 import type { Provider } from "../provider/provider.ts";
 import { UsageTally } from "../provider/usage_tally.ts";
 import { createRuntime, DEFAULT_WORKSPACE, type QueryResult } from "../runtime/create_runtime.ts";
@@ -152,7 +153,15 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
         }${says}: cancelling; running calls get their cancellation response…\n`,
       ),
   });
-  const io = bestEffortAfterHangup(query.io, stop);
+  const terminal = bestEffortAfterHangup(query.io, stop);
+  // A person at a terminal sees which tool is running (pipes and --quiet
+  // never do), and output waits while a prompt is open.
+  const spinner = new TerminalSpinner({
+    write: terminal.stderr,
+    colour: (query.io.env["NO_COLOR"] ?? "") === "",
+    draw: !quiet && Deno.stderr.isTerminal(),
+  });
+  const io = spinner.wrap(terminal);
   // Warnings and errors quote outside values (tool names, server messages).
   const printError = (text: string) => io.stderr(sanitizeForTerminal(text));
   const reporter = new TerminalReporter({
@@ -164,6 +173,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
       inlineResults: config.tool(tool).inlineResults(),
       resultsFileLink: config.tool(tool).resultsFileLink(),
     }),
+    spinner,
   });
   breakLine = () => reporter.breakLine();
   const usage = new UsageTally();
@@ -185,7 +195,10 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     warn: (message) => printError(`warning: ${message}\n`),
     // An upstream server's own stderr is outside text too.
     upstreamStderr: printError,
-    ...(Deno.stdin.isTerminal() ? { prompter: new TerminalPrompter({ io }) } : {}),
+    // Prompts write past the held output: they are what the person answers now.
+    ...(Deno.stdin.isTerminal()
+      ? { prompter: new TerminalPrompter({ io: terminal, spinner }) }
+      : {}),
   });
   const inspection = query.inspectPath === undefined
     ? undefined
@@ -202,6 +215,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
         : { inspect: (event) => inspection.observe(event as InspectionEvent) }),
     });
   } finally {
+    spinner.stop();
     inspection?.close();
     await runtime.close();
   }

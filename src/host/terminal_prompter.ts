@@ -13,6 +13,7 @@ import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
+import type { TerminalSpinner } from "./terminal_spinner.ts";
 
 /** Reads one line of the person's answer (without the newline); `null` at end of input. */
 export type LineReader = (signal: AbortSignal) => Promise<string | null>;
@@ -27,6 +28,8 @@ export interface TerminalPrompterOptions {
   readonly editor?: readonly string[];
   /** Where edit files are written; defaults to the system temp directory. */
   readonly tempDir?: string;
+  /** The running-tool line, kept away while a prompt or the editor is open. Default: none. */
+  readonly spinner?: TerminalSpinner;
 }
 
 /** Asks a person at the terminal. */
@@ -35,6 +38,7 @@ export class TerminalPrompter implements Prompter {
   readonly #readLine: LineReader;
   readonly #editor: readonly string[];
   readonly #tempDir: string | undefined;
+  readonly #spinner: TerminalSpinner | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: TerminalPrompterOptions) {
@@ -42,6 +46,7 @@ export class TerminalPrompter implements Prompter {
     this.#readLine = options.readLine ?? stdinLineReader();
     this.#editor = options.editor ?? defaultEditor();
     this.#tempDir = options.tempDir;
+    this.#spinner = options.spinner;
   }
 
   ask(call: ToolCall, response: ToolCallResponse, signal: AbortSignal): Promise<ResultDecision> {
@@ -171,7 +176,15 @@ export class TerminalPrompter implements Prompter {
   }
 
   #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(work, work);
+    const prompt = async () => {
+      const resume = this.#spinner?.pause();
+      try {
+        return await work();
+      } finally {
+        resume?.();
+      }
+    };
+    const next = this.#queue.then(prompt, prompt);
     this.#queue = next.catch(() => {});
     return next;
   }
@@ -183,11 +196,16 @@ function defaultEditor(): string[] {
   return editor.split(/\s+/).filter((part) => part !== "");
 }
 
-/** Reads lines from standard input, shared by every prompt of the process. */
+/**
+ * Reads lines from standard input, shared by every prompt of the process.
+ * An aborted prompt (Ctrl-C) stops waiting at once; the read it left
+ * pending is handed to the next prompt, so no input is lost or read twice.
+ */
 function stdinLineReader(): LineReader {
   const decoder = new TextDecoder();
   let buffered = "";
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   return async (signal) => {
     reader ??= Deno.stdin.readable.getReader();
     for (;;) {
@@ -198,7 +216,9 @@ function stdinLineReader(): LineReader {
         return line;
       }
       signal.throwIfAborted();
-      const { value, done } = await reader.read();
+      pending ??= reader.read();
+      const { value, done } = await untilAborted(pending, signal);
+      pending = undefined;
       if (done) {
         const rest = buffered;
         buffered = "";
@@ -207,4 +227,13 @@ function stdinLineReader(): LineReader {
       buffered += decoder.decode(value, { stream: true });
     }
   };
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

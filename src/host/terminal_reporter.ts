@@ -1,15 +1,16 @@
 /**
  * The terminal side of a turn: the assistant's words, each call as it
- * starts, the first lines of each raw result (with a link to the full
- * result file, which keeps the tail the assistant may not get), and the
- * notices. Notices go to stderr and are shown under `--quiet` too: they are
- * the only sign that the assistant got less than the terminal showed.
+ * starts, the first lines of each raw result (bounded in lines and bytes,
+ * with a link to the full result file), and the notices. Notices go to
+ * stderr and are shown under `--quiet` too: they are the only sign that the
+ * assistant got less than the terminal showed, so a cut response's raw text
+ * is always saved and its file linked with its notice.
  *
  * @module
  */
 
 import { getLogger } from "@logtape/logtape";
-import { join, relative } from "node:path";
+import { relative } from "node:path";
 import type { InlineResults, ResultsFileLink } from "../config/tool_vocabulary.ts";
 import type { NoticeSink } from "../machines/turn_dependencies.ts";
 import type { TurnObserver } from "../machines/turn_observer.ts";
@@ -19,9 +20,12 @@ import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
+import { FullResultFiles } from "./full_result_files.ts";
 import { plural } from "./plural.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
+import { boundLine, DISPLAY_LINE_BYTES } from "./terminal_line.ts";
+import type { TerminalSpinner } from "./terminal_spinner.ts";
 
 /** How a tool's results are shown (from its `style.*` config). */
 export interface ResultStyle {
@@ -34,22 +38,37 @@ export interface TerminalReporterOptions {
   readonly io: TerminalIo;
   /** Each tool's display style. */
   readonly styleFor: (tool: string) => ResultStyle;
-  /** Where full results are written (created on first use). */
+  /** Where full results are written (created on first use, mode 0700; files 0600). */
   readonly resultsDir: string;
   /** Only notices (and errors) are shown. Default false. */
   readonly quiet?: boolean;
   /** Paths are shown relative to this directory. Default: the current directory. */
   readonly cwd?: string;
+  /** Shown while calls run; told when each starts and ends. Default: none. */
+  readonly spinner?: TerminalSpinner;
 }
 
 /** Longest argument summary shown on a call line. */
 const MAX_ARGUMENTS_SHOWN = 120;
+/**
+ * The most one result's preview prints, in UTF-8 bytes, whatever
+ * `inline_results` says (except `"full"`): a few screens, not 100 MB.
+ */
+export const PREVIEW_BYTES = 4096;
 
 /** Renders a turn on the terminal. */
 export class TerminalReporter implements TurnObserver, NoticeSink {
   readonly #options: TerminalReporterOptions;
   readonly #cwd: string;
-  #madeResultsDir = false;
+  readonly #files: FullResultFiles;
+  /**
+   * Raw results of the batch in flight, by call id: a cap's notice comes
+   * after the result, and its full text must be saved then. Cleared when the
+   * model answers again (every notice of the batch has come by then).
+   */
+  #batch = new Map<string, string>();
+  /** Calls whose full-result file has been linked on the terminal. */
+  readonly #linked = new Set<string>();
   /** An answer is streaming in: its line is open. */
   #streaming = false;
   /** The last piece written ended a line. */
@@ -58,6 +77,7 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   constructor(options: TerminalReporterOptions) {
     this.#options = options;
     this.#cwd = options.cwd ?? Deno.cwd();
+    this.#files = new FullResultFiles(options.resultsDir);
   }
 
   /** Shows each piece of the answer as it arrives, after `assistant: `. */
@@ -70,9 +90,13 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   }
 
   assistant(message: AssistantMessage): void {
+    this.#batch = new Map();
     if (this.#options.quiet) return;
     if (this.breakLine() || message.text === "") return;
-    this.#options.io.stdout(sanitizeForTerminal(`assistant: ${message.text}\n`));
+    this.#options.io.stdout(
+      sanitizeForTerminal(`assistant: ${message.text}`).split("\n").map((line) => boundLine(line))
+        .join("\n") + "\n",
+    );
   }
 
   /**
@@ -90,6 +114,7 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   }
 
   toolCallStarted(call: ToolCall): void {
+    this.#options.spinner?.started(call);
     if (this.#options.quiet) return;
     let args = JSON.stringify(call.arguments);
     if (args.length > MAX_ARGUMENTS_SHOWN) args = `${args.slice(0, MAX_ARGUMENTS_SHOWN - 1)}…`;
@@ -97,46 +122,60 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
   }
 
   toolCallResult(call: ToolCall, response: ToolCallResponse): void {
+    this.#options.spinner?.finished(call.id);
+    this.#batch.set(call.id, response.content);
     if (this.#options.quiet) return;
     const { inlineResults, resultsFileLink } = this.#options.styleFor(call.name);
     const content = response.content;
-    const limit = inlineResults === "off" ? 0 : inlineResults === "full" ? Infinity : inlineResults;
+    const full = inlineResults === "full";
+    const limit = inlineResults === "off" ? 0 : full ? Infinity : inlineResults;
     // A result can be 100 MB: count its lines and take the first few without
     // splitting (and so copying) the whole text.
     const { count, shown } = headLines(content, limit);
     const size = ByteSize.fromBytes(utf8Length(content)).human();
     const what = response.isError ? "error" : "result";
     const bar = response.isError ? "  ✗ " : "  │ ";
+    const preview = full ? { lines: shown, cut: false } : boundPreview(shown);
     let text = terminalLines([
       `◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}`,
-      ...shown.map((line) => bar + line),
+      ...preview.lines.map((line) => bar + line),
     ]);
-    if (shown.length < count && resultsFileLink !== "off") {
-      const file = this.#writeResult(call, content);
+    const hidden = count - preview.lines.length;
+    if ((hidden > 0 || preview.cut) && resultsFileLink !== "off") {
+      const file = this.#save(call.id, content);
       if (file !== undefined) {
-        const more = shown.length === 0 ? "" : `${plural(count - shown.length, "more line")}: `;
+        const more = hidden === 0 || preview.lines.length === 0
+          ? ""
+          : `${plural(hidden, "more line")}: `;
         text += `  … ${more}full result in ${this.#link(file, resultsFileLink)}\n`;
+        this.#linked.add(call.id);
       }
     }
     this.#options.io.stdout(text);
   }
 
   notice(fact: NoticeFact): void {
-    this.#options.io.stderr(terminalLines([formatNotice(fact)]));
+    let text = terminalLines([formatNotice(fact)]);
+    // A cut response always has its raw text saved and linked, under --quiet
+    // too, whatever the preview showed.
+    const content = this.#batch.get(fact.callId);
+    if (!this.#linked.has(fact.callId) && content !== undefined) {
+      const file = this.#save(fact.callId, content);
+      if (file !== undefined) {
+        const style = this.#options.styleFor(fact.tool).resultsFileLink;
+        text += `  full result: ${this.#link(file, style === "off" ? "osc8" : style)}\n`;
+        this.#linked.add(fact.callId);
+      }
+    }
+    this.#options.io.stderr(text);
   }
 
-  #writeResult(call: ToolCall, content: string): string | undefined {
-    const path = join(this.#options.resultsDir, `${call.id.replace(/[^A-Za-z0-9._-]/g, "_")}.txt`);
+  #save(callId: string, content: string): string | undefined {
     try {
-      if (!this.#madeResultsDir) {
-        Deno.mkdirSync(this.#options.resultsDir, { recursive: true });
-        this.#madeResultsDir = true;
-      }
-      writeTextInChunks(path, content);
-      return path;
+      return this.#files.save(callId, content);
     } catch (error) {
       getLogger(["spillway", "host"]).warn("could not write the full result of {id}: {error}", {
-        id: call.id,
+        id: callId,
         error: String(error),
       });
       return undefined;
@@ -151,6 +190,24 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     }
     return style === "full" ? sanitizeForTerminal(path, { singleLine: true }) : shown;
   }
+}
+
+/**
+ * The preview lines within {@linkcode PREVIEW_BYTES}: each line bounded in
+ * bytes (`… N more bytes`), and no more lines once the budget is spent.
+ */
+function boundPreview(lines: readonly string[]): { lines: string[]; cut: boolean } {
+  const kept: string[] = [];
+  let budget = PREVIEW_BYTES;
+  let cut = false;
+  for (const line of lines) {
+    if (budget <= 0) break;
+    const shown = boundLine(line, Math.min(DISPLAY_LINE_BYTES, budget));
+    cut ||= shown !== line;
+    kept.push(shown);
+    budget -= Math.min(utf8Length(line), DISPLAY_LINE_BYTES);
+  }
+  return { lines: kept, cut };
 }
 
 /**
@@ -177,29 +234,4 @@ export function headLines(text: string, limit: number): { count: number; shown: 
     start = stop + 1;
   }
   return { count, shown };
-}
-
-/** Chunk size for writing full results: the whole text is never encoded at once. */
-const WRITE_CHUNK_BYTES = 1024 * 1024;
-
-/** Writes `text` as UTF-8 through one reused buffer. */
-export function writeTextInChunks(path: string, text: string): void {
-  const file = Deno.openSync(path, { write: true, create: true, truncate: true });
-  try {
-    const encoder = new TextEncoder();
-    const buffer = new Uint8Array(WRITE_CHUNK_BYTES);
-    // A UTF-16 unit takes at most 3 UTF-8 bytes, so a third of the buffer always fits.
-    const units = Math.floor(WRITE_CHUNK_BYTES / 3);
-    for (let offset = 0; offset < text.length;) {
-      let end = Math.min(text.length, offset + units);
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--; // keep a pair together
-      const { written } = encoder.encodeInto(text.slice(offset, end), buffer);
-      let bytes = buffer.subarray(0, written);
-      while (bytes.length > 0) bytes = bytes.subarray(file.writeSync(bytes));
-      offset = end;
-    }
-  } finally {
-    file.close();
-  }
 }

@@ -7,7 +7,7 @@ const call = { id: "call_2", name: "noisy_test_run", arguments: { megabytes: 2 }
 
 async function reporter(
   inlineResults: "off" | "full" | number,
-  options: { quiet?: boolean; isTerminal?: boolean } = {},
+  options: { quiet?: boolean; isTerminal?: boolean; link?: "off" | "osc8" | "full" } = {},
 ) {
   const dir = await Deno.makeTempDir();
   const io = { ...captureCommandIo({ cwd: dir }), isTerminal: options.isTerminal ?? false };
@@ -16,7 +16,7 @@ async function reporter(
     cwd: dir,
     resultsDir: join(dir, "results"),
     quiet: options.quiet ?? false,
-    styleFor: () => ({ inlineResults, resultsFileLink: "osc8" }),
+    styleFor: () => ({ inlineResults, resultsFileLink: options.link ?? "osc8" }),
   });
   return { r, io, dir };
 }
@@ -46,7 +46,7 @@ Deno.test("TerminalReporter neutralizes escape sequences and marks errors", asyn
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("TerminalReporter prints notices under --quiet, and nothing else", async () => {
+Deno.test("TerminalReporter prints notices (and the cut result's file) under --quiet, and nothing else", async () => {
   const { r, io, dir } = await reporter(10, { quiet: true });
   r.assistant({ text: "hello", toolCalls: [] });
   r.toolCallStarted(call);
@@ -61,7 +61,8 @@ Deno.test("TerminalReporter prints notices under --quiet, and nothing else", asy
   assert.equal(io.out(), "");
   assert.equal(
     io.err(),
-    "noisy_test_run: sent 256.0 KB of 2.0 MB to the assistant (size_threshold)\n",
+    "noisy_test_run: sent 256.0 KB of 2.0 MB to the assistant (size_threshold)\n" +
+      "  full result: results/call_2.txt\n",
   );
   await Deno.remove(dir, { recursive: true });
 });
@@ -85,20 +86,99 @@ Deno.test("headLines() counts lines and keeps only the first few", async () => {
   assert.deepEqual(headLines("x\n".repeat(1000), 1), { count: 1000, shown: ["x"] });
 });
 
-Deno.test("writeTextInChunks() writes exactly the UTF-8 of the text, pairs across chunks included", async () => {
-  const { writeTextInChunks } = await import("./terminal_reporter.ts");
-  const dir = await Deno.makeTempDir();
-  try {
-    const path = join(dir, "out.txt");
-    // Odd-length prefixes shift every surrogate pair across the chunk boundaries.
-    for (const prefix of ["", "a", "ab"]) {
-      const text = prefix + "😀日本a".repeat(300_000);
-      writeTextInChunks(path, text);
-      assert.equal(await Deno.readTextFile(path), text);
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+const cutNotice = {
+  tool: "noisy_test_run",
+  callId: "call_2",
+  originalBytes: 10 * 1024 * 1024,
+  capBytes: 262144,
+  cause: "size_threshold" as const,
+};
+
+Deno.test("TerminalReporter bounds a 10 MB line without newline to a few KB, and links the rest", async () => {
+  const { r, io, dir } = await reporter(10);
+  const line = "z".repeat(10 * 1024 * 1024);
+  r.toolCallResult(call, { id: "call_2", content: line, isError: false });
+  assert.equal(
+    io.out(),
+    "◂ noisy_test_run (call_2) result: 1 line, 10.0 MB\n" +
+      `  │ ${"z".repeat(1024)}… ${10 * 1024 * 1024 - 1024} more bytes\n` +
+      "  … full result in results/call_2.txt\n",
+  );
+  assert.equal((await Deno.stat(join(dir, "results", "call_2.txt"))).size, line.length);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter's preview stays within PREVIEW_BYTES whatever inline_results says, except full", async () => {
+  const { PREVIEW_BYTES } = await import("./terminal_reporter.ts");
+  const content = "0123456789".repeat(20).concat("\n").repeat(5000); // 5000 lines of 201 bytes
+  const bounded = await reporter(100_000);
+  bounded.r.toolCallResult(call, { id: "call_2", content, isError: false });
+  const shown = bounded.io.out().split("\n").filter((l) => l.startsWith("  │ "));
+  const bytes = shown.reduce((sum, l) => sum + l.length - 4, 0);
+  // The budget, plus the "… N more bytes" note of the line it ended in.
+  assert.ok(bytes <= PREVIEW_BYTES + 32, `${bytes} bytes shown`);
+  assert.ok(shown.length >= 15, `${shown.length} lines shown`);
+  assert.match(
+    bounded.io.out(),
+    new RegExp(`  … ${5000 - shown.length} more lines: full result in`),
+  );
+  const full = await reporter("full");
+  full.r.toolCallResult(call, { id: "call_2", content, isError: false });
+  assert.equal(full.io.out().split("\n").filter((l) => l.startsWith("  │ ")).length, 5000);
+  await Deno.remove(bounded.dir, { recursive: true });
+  await Deno.remove(full.dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter saves a cut response under --quiet (mode 0600) and links it with the notice", async () => {
+  const { r, io, dir } = await reporter(10, { quiet: true });
+  const content = "tail matters\n".repeat(1000);
+  r.toolCallStarted(call);
+  r.toolCallResult(call, { id: "call_2", content, isError: false });
+  r.notice(cutNotice);
+  r.notice({ ...cutNotice, capBytes: 100_000, cause: "batch ceiling" });
+  assert.equal(io.out(), "");
+  assert.equal(
+    io.err(),
+    "noisy_test_run: sent 256.0 KB of 10.0 MB to the assistant (size_threshold)\n" +
+      "  full result: results/call_2.txt\n" +
+      "noisy_test_run: sent 97.6 KB of 10.0 MB to the assistant (batch ceiling)\n",
+  );
+  const path = join(dir, "results", "call_2.txt");
+  assert.equal(await Deno.readTextFile(path), content);
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+  assert.equal((await Deno.stat(join(dir, "results"))).mode! & 0o777, 0o700);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter links a cut response once, and also when results_file_link is off", async () => {
+  const shown = await reporter(1);
+  shown.r.toolCallResult(call, { id: "call_2", content: "a\nb\nc", isError: false });
+  shown.r.notice(cutNotice);
+  assert.match(shown.io.out(), /full result in results\/call_2\.txt\n$/);
+  assert.doesNotMatch(shown.io.err(), /full result/);
+  const off = await reporter(10, { link: "off" });
+  off.r.toolCallResult(call, { id: "call_2", content: "whole", isError: false });
+  off.r.notice(cutNotice);
+  assert.doesNotMatch(off.io.out(), /full result/);
+  assert.match(off.io.err(), /\n  full result: results\/call_2\.txt\n$/);
+  await Deno.remove(shown.dir, { recursive: true });
+  await Deno.remove(off.dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter never overwrites an earlier turn's full result of the same call id", async () => {
+  const { r, dir } = await reporter(0);
+  r.toolCallResult(call, { id: "call_2", content: "first\nturn", isError: false });
+  const { TerminalReporter } = await import("./terminal_reporter.ts");
+  const later = new TerminalReporter({
+    io: captureCommandIo({ cwd: dir }),
+    cwd: dir,
+    resultsDir: join(dir, "results"),
+    styleFor: () => ({ inlineResults: 0, resultsFileLink: "osc8" }),
+  });
+  later.toolCallResult(call, { id: "call_2", content: "second\nturn", isError: false });
+  assert.equal(await Deno.readTextFile(join(dir, "results", "call_2.txt")), "first\nturn");
+  assert.equal(await Deno.readTextFile(join(dir, "results", "call_2-2.txt")), "second\nturn");
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("TerminalReporter streams the answer as it arrives and ends its line once", async () => {
