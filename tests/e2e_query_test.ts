@@ -180,15 +180,21 @@ Deno.test("query --quiet caps a 50 MB upstream result and still prints the notic
     );
     assert.equal(run.code, 0, run.stderr);
     const report = fakeTestLog(50 * 1024 * 1024);
-    assert.equal(
-      run.stderr,
-      notice("big_report", DEFAULT_THRESHOLD, utf8Bytes(report), "size_threshold") + "\n",
-    );
-    assert.equal(
-      run.stderr,
-      "big_report: sent 256.0 KB of 50.0 MB to the assistant (size_threshold)\n",
-    );
     const id = conversationLine(run, workspace, "2 model requests, 1 cut response");
+    // The notice, and the file that keeps what the assistant did not get.
+    const saved = join(workspace, "results", id, "call_1.txt");
+    assert.equal(
+      run.stderr,
+      notice("big_report", DEFAULT_THRESHOLD, utf8Bytes(report), "size_threshold") + "\n" +
+        `  full result: ${saved}\n`,
+    );
+    assert.ok(
+      run.stderr.startsWith(
+        "big_report: sent 256.0 KB of 50.0 MB to the assistant (size_threshold)\n",
+      ),
+    );
+    assert.equal((await Deno.stat(saved)).size, utf8Bytes(report));
+    assert.equal((await Deno.stat(saved)).mode! & 0o777, 0o600);
     // Quiet: the closing line is all stdout holds.
     assert.match(run.stdout, /^Conversation \S+ \([^)]*\): \S+\n$/);
     const responses = await recordedResponses(workspace, id);

@@ -184,7 +184,10 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
 
   /** The only escape sequence the reporter writes itself: the path is percent-encoded. */
   #link(path: string, style: ResultsFileLink): string {
-    const shown = sanitizeForTerminal(relative(this.#cwd, path) || path, { singleLine: true });
+    // Relative when inside the working directory, else the whole path.
+    const inside = relative(this.#cwd, path);
+    const near = inside !== "" && !inside.startsWith("..") ? inside : path;
+    const shown = sanitizeForTerminal(near, { singleLine: true });
     if (style === "osc8" && this.#options.io.isTerminal) {
       return `\x1b]8;;file://${encodeURI(path)}\x1b\\${shown}\x1b]8;;\x1b\\`;
     }
