@@ -227,14 +227,14 @@ Deno.test("pty: run = ask refuses a call on n; run = edit runs it with the argum
   );
 });
 
-Deno.test("pty: Ctrl-C at a prompt cancels the call, records it, and exits", () =>
+Deno.test("pty: Ctrl-C at a prompt cancels the call, records it, and exits 130", () =>
   inTerminal({ config: ASK, script: CALL_LIST }, async (tmux, dir) => {
     await tmux.type(`${QUERY} --script script.toml go; echo EXIT=$?`);
     await tmux.waitFor(PROMPT);
     await tmux.press("C-c");
     const done = await tmux.waitFor(EXIT);
-    assert.equal(EXIT.exec(done)?.[1], "1", done);
-    assert.match(done, /cancelling: running calls get their cancellation response…/);
+    assert.equal(EXIT.exec(done)?.[1], "130", done); // 128 + SIGINT, as shells expect
+    assert.match(done, /interrupted \(Ctrl-C\): cancelling; running calls get their cancellation/);
     assert.match(done, /The turn failed: the turn was cancelled/);
     const [response] = await responses(dir);
     assert.equal(response?.content, "The user cancelled this tool call.");
