@@ -23,6 +23,7 @@ export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_
 export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";
 export type { ToolCall } from "./review/tool_call.ts";
 export type { NonTextContent, ToolCallResponse } from "./review/tool_call_response.ts";
+export type { SpilledOutput } from "./review/full_output_reference.ts";
 
 export { parseConfig } from "./config/parse_config.ts";
 export { loadConfig, type LoadConfigOptions } from "./config/load_config.ts";

@@ -30,6 +30,7 @@ const ALWAYS_SHOWN: readonly ToolConfigKey[] = ["run", "result", "size_threshold
 const SHOWN_WHEN_SET: readonly ToolConfigKey[] = [
   "truncation",
   "truncation_split",
+  "spill",
   "cancellation_response",
   "style.inline_results",
   "style.results_file_link",
@@ -176,6 +177,8 @@ function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
     }
     case "truncation":
       return tool.truncation().strategy;
+    case "spill":
+      return String(tool.spill());
     case "truncation_split": {
       const head = tool.truncation().headPercent;
       return `${head}/${100 - head}`;

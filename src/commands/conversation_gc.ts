@@ -1,8 +1,9 @@
 /**
  * `spillway conversation gc --older-than DAYS`: removes full-result files
  * (the raw text the terminal linked to when a cap cut a response) that have
- * not been written for DAYS days. Conversation logs are never touched: they
- * are the record of what the model was sent.
+ * not been written for DAYS days, and stored outputs (`spill = true`) that
+ * no conversation refers to any more. Conversation logs are never touched:
+ * they are the record of what the model was sent.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { type ResultFile, resultFiles } from "./_result_files.ts";
 import { workspaceOf } from "./_workspace.ts";
+import { gcBlobs } from "./_gc_blobs.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -23,13 +25,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** `spillway conversation gc`. */
 export const conversationGcCommand: Command = {
   name: "conversation gc",
-  summary: "remove old full-result files (never the conversations)",
+  summary: "remove old full-result files and unreferenced stored outputs",
   usage: "spillway conversation gc --older-than DAYS [--workspace DIR] [--dry-run]",
   description: `Removes the full-result files of every conversation of the workspace
 (<workspace>/results/<id>/) last written more than DAYS days ago, and the
 folders left empty. These files hold the raw text of responses the caps
-cut, for people to read; the assistant never gets them. Conversation logs
-are never removed. --dry-run lists what would be removed.`,
+cut, for people to read; the assistant never gets them. Also removes the
+stored outputs of spilling tools (<workspace>/blobs/) that no conversation
+refers to, unless written in the last DAYS days (or the last hour).
+Conversation logs are never removed. --dry-run lists what would be removed.`,
   flags: [
     {
       name: "workspace",
@@ -70,15 +74,19 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const where = workspace.shown(root);
   const age = days === 0 ? "" : ` older than ${plural(days, "day")}`;
   const total = ByteSize.fromBytes(old.reduce((sum, file) => sum + file.bytes, 0)).human();
+  const dryRun = flags.boolean("dry-run");
+  const blobs = { olderThanMs: days * DAY_MS, dryRun, age };
   if (old.length === 0) {
     io.stdout(`No full-result files${age} in ${where}.\n`);
+    await gcBlobs(workspace, io, blobs);
     return 0;
   }
-  if (flags.boolean("dry-run")) {
+  if (dryRun) {
     for (const file of old) io.stdout(`would remove ${workspace.shown(file.path)}\n`);
     io.stdout(
       `Dry run: ${plural(old.length, "full-result file")}${age} (${total}) would be removed.\n`,
     );
+    await gcBlobs(workspace, io, blobs);
     return 0;
   }
   let failed = 0;
@@ -100,6 +108,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   io.stdout(
     `Removed ${plural(old.length - failed, "full-result file")}${age} (${total}) from ${where}.\n`,
   );
+  await gcBlobs(workspace, io, blobs);
   return failed > 0 ? 1 : 0;
 }
 

@@ -118,6 +118,7 @@ function defaultsLayer(): ConfigLayer {
     result: value(BUILTIN_TOOL_DEFAULTS.result),
     size_threshold: value(SizeThreshold.parse(BUILTIN_TOOL_DEFAULTS.size_threshold)),
     truncation: value(BUILTIN_TOOL_DEFAULTS.truncation),
+    spill: value<boolean>(BUILTIN_TOOL_DEFAULTS.spill),
     truncation_split: value(
       parseTruncationSplit(BUILTIN_TOOL_DEFAULTS.truncation_split) ?? DEFAULT_HEAD_PERCENT,
     ),

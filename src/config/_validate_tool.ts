@@ -32,6 +32,7 @@ export const TOOL_KEYS = [
   "size_threshold",
   "truncation",
   "truncation_split",
+  "spill",
   "cancellation_response",
   "style",
   "description",
@@ -90,6 +91,9 @@ export function validateTool(ctx: LayerContext, name: string, table: unknown): v
         break;
       case "truncation_split":
         put(settings, "truncation_split", truncationSplit(ctx, path, value));
+        break;
+      case "spill":
+        put(settings, "spill", spill(ctx, path, value));
         break;
       case "cancellation_response":
         put(settings, "cancellation_response", ctx.string(path, value));
@@ -163,6 +167,15 @@ function sizeThreshold(
         'use "unlimited" for no limit, or result = "skip" for no result at all',
     );
   }
+}
+
+function spill(
+  ctx: LayerContext,
+  path: string[],
+  value: unknown,
+): ConfigValue<boolean> | undefined {
+  if (typeof value !== "boolean") return ctx.wrongType(path, value, "true or false");
+  return ctx.value(path, value);
 }
 
 function truncationSplit(

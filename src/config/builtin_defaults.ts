@@ -42,6 +42,7 @@ export const BUILTIN_TOOL_DEFAULTS = {
   size_threshold: "256KB",
   truncation: "head",
   truncation_split: "50/50",
+  spill: false,
   cancellation_response: DEFAULT_CANCELLATION_RESPONSE,
   timeout: DEFAULT_TOOL_TIMEOUT_SECONDS,
   "style.inline_results": 10,

@@ -147,7 +147,7 @@ style.inline_results = "some"
   assert.deepEqual(found, [
     "c.toml:3: conversation.tools.'*'.result = 3 has the wrong type (expected a string, one of: unattended, ask, edit, skip)",
     "c.toml:4: conversation.tools.'*'.size_threshold = \"1TB\": invalid size `1TB`: unknown unit `tb` (expected B, KB, MB, or GB)",
-    "c.toml:7: unknown key conversation.tools.cargo_test.size_treshold (expected one of: source, command, timeout, run, result, size_threshold, truncation, truncation_split, cancellation_response, style, description)",
+    "c.toml:7: unknown key conversation.tools.cargo_test.size_treshold (expected one of: source, command, timeout, run, result, size_threshold, truncation, truncation_split, spill, cancellation_response, style, description)",
     'c.toml:8: conversation.tools.cargo_test.size_threshold = "512" is below the 1KB minimum: use "unlimited" for no limit, or result = "skip" for no result at all',
     'c.toml:9: conversation.tools.cargo_test.command = "cargo test" has the wrong type (expected an array of strings, e.g. ["cargo", "test"])',
     "c.toml:10: conversation.tools.cargo_test.timeout = 0 is not valid (expected a positive number of seconds, e.g. 120)",

@@ -81,6 +81,14 @@ export class ToolConfigWithDefaults {
     };
   }
 
+  /**
+   * Whether the tool's whole output is stored in the workspace's blob store,
+   * so that a cut can refer the assistant to it (`read_tool_output`).
+   */
+  spill(): boolean {
+    return this.#pick("spill")?.value ?? BUILTIN_TOOL_DEFAULTS.spill;
+  }
+
   /** Whether calls run unattended, after asking, after editing, or are skipped. */
   run(): RunMode {
     return this.#pick("run")?.value ?? BUILTIN_TOOL_DEFAULTS.run;

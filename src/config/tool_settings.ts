@@ -29,6 +29,8 @@ export interface ToolSettings {
   readonly truncation?: ConfigValue<TruncationStrategy>;
   /** `truncation_split`: the head's percent of the kept bytes under `head_tail`. */
   readonly truncation_split?: ConfigValue<number>;
+  /** `spill`: whether the whole output is kept in the blob store for `read_tool_output`. */
+  readonly spill?: ConfigValue<boolean>;
   /** `cancellation_response`. */
   readonly cancellation_response?: ConfigValue<string>;
   /** `style.inline_results`. */

@@ -56,6 +56,7 @@ export type ToolConfigKey =
   | "size_threshold"
   | "truncation"
   | "truncation_split"
+  | "spill"
   | "cancellation_response"
   | "style.inline_results"
   | "style.results_file_link"

@@ -15,7 +15,9 @@ import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import { formatNotice } from "../review/notice.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
+import { spillFromConfig } from "../runtime/spill_from_config.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
+import { serveBlobResources } from "../service/blob_resources.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
 import type { BarrierKind } from "../service/executor.ts";
@@ -112,9 +114,10 @@ export class Gateway {
         ? { ...policy, sizeThreshold: limit.threshold, thresholdCause: "client ceiling" }
         : policy;
     });
+    const spilling = spillFromConfig(config, resolve(options.workspace));
     const plan = toolSourcesFromConfig(config, {
       cwd: resolve(options.cwd ?? Deno.cwd()),
-      ...(options.tools === undefined ? {} : { tools: options.tools }),
+      tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     });
@@ -126,6 +129,7 @@ export class Gateway {
       sources: plan.sources,
       toolNames: plan.routes,
       barrierFor,
+      ...(spilling === undefined ? {} : { spill: spilling.spill }),
     });
     const gateway = new Gateway(options, service, policyFor);
     try {
@@ -158,7 +162,8 @@ export class Gateway {
 
   /** What the gateway advertises at initialize. */
   get capabilities(): ServerCapabilities {
-    return { tools: { listChanged: true }, logging: {} };
+    const resources = this.#service.blobStore === undefined ? {} : { resources: {} };
+    return { tools: { listChanged: true }, logging: {}, ...resources };
   }
 
   /**
@@ -205,6 +210,8 @@ export class Gateway {
     };
     server.onclose = () => void session.close();
     this.#sessions.set(id, session);
+    const blobs = this.#service.blobStore;
+    if (blobs !== undefined) serveBlobResources(server, blobs);
     await server.connect(transport);
     return session;
   }

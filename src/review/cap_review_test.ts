@@ -3,6 +3,7 @@ import { SizeThreshold } from "../size/size_threshold.ts";
 import { capReview } from "./cap_review.ts";
 import { formatNotice } from "./notice.ts";
 import { acceptedReview } from "./review.ts";
+import { spendBatchBudget } from "./spend_batch_budget.ts";
 
 const image = { type: "image", data: "AAAA", mimeType: "image/png" };
 
@@ -48,4 +49,34 @@ Deno.test("capReview() of a capped review recuts from the uncut text with one ma
   const second = capReview(first, SizeThreshold.parse("2KB"));
   assert.equal(second.review.response.content.split("[truncated").length, 2);
   assert.ok(second.review.response.content.endsWith("[truncated, 9.7 KB → 2.0 KB]"));
+});
+
+Deno.test("capReview() of a spilled response puts its reference after the marker, and the ceiling keeps it", () => {
+  const spilled = { ref: `sha256:${"e".repeat(64)}`, bytes: 10_000 };
+  const review = acceptedReview("build", {
+    id: "c1",
+    content: "w".repeat(10_000),
+    isError: false,
+    spilled,
+  });
+  const line = `... [full output: read_tool_output ref="${spilled.ref}" (10000 bytes)]`;
+  const { review: capped } = capReview(review, SizeThreshold.parse("4KB"), {
+    truncation: { strategy: "tail", headPercent: 50 },
+  });
+  const content = capped.response.content;
+  assert.ok(
+    content.startsWith(`... [truncated, 9.7 KB → 4.0 KB]\n${line}\nwww`),
+    content.slice(0, 140),
+  );
+  assert.equal(new TextEncoder().encode(content).length, 4096);
+  assert.equal(capped.response.spilled, undefined, "the recorded response carries no blob");
+  assert.deepEqual(capped.spilled, spilled);
+  const [recut] = spendBatchBudget([capped], 2048).reviews;
+  assert.ok(recut!.response.content.startsWith(`... [truncated, 9.7 KB → 2.0 KB]\n${line}\nwww`));
+  const fits = capReview(review, SizeThreshold.parse("16KB")).review;
+  assert.equal(
+    fits.response.content,
+    review.response.content,
+    "an uncut response refers to nothing",
+  );
 });

@@ -2,12 +2,14 @@
  * Cutting one review to a byte limit, shared by both caps: the cut always
  * starts from the text before any cut and uses the review's own truncation
  * strategy, so a response never carries two markers, its marker names the
- * original size, and both caps keep the same end(s) of it.
+ * original size, and both caps keep the same end(s) of it. A spilled
+ * response's cuts carry the reference line to its whole output.
  *
  * @module
  */
 
 import { capText } from "../size/cap_text.ts";
+import { fullOutputReference } from "./full_output_reference.ts";
 import type { NoticeCause, NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
 
@@ -22,18 +24,20 @@ export function cutReview(
   cause: NoticeCause,
 ): { review: Review; notice: NoticeFact } {
   const uncut = review.uncut ?? review.response.content;
-  const cut = capText(uncut, capBytes, review.truncation);
+  const { truncation } = review;
+  const spilled = review.spilled ?? review.response.spilled;
+  const reference = spilled === undefined ? undefined : fullOutputReference(spilled);
+  const cut = capText(uncut, capBytes, { ...truncation, reference });
   const { id, isError } = review.response;
-  const replaced: Review = {
-    status: "replaced",
-    tool: review.tool,
-    response: { id, content: cut.text, isError },
-    uncut,
-  };
   return {
-    review: review.truncation === undefined
-      ? replaced
-      : { ...replaced, truncation: review.truncation },
+    review: {
+      status: "replaced",
+      tool: review.tool,
+      response: { id, content: cut.text, isError },
+      uncut,
+      ...(truncation === undefined ? {} : { truncation }),
+      ...(spilled === undefined ? {} : { spilled }),
+    },
     notice: { tool: review.tool, callId: id, originalBytes: cut.originalBytes, capBytes, cause },
   };
 }

@@ -9,6 +9,7 @@
  */
 
 import type { Truncation } from "../size/truncation.ts";
+import type { SpilledOutput } from "./full_output_reference.ts";
 import type { ToolCallResponse } from "./tool_call_response.ts";
 
 /** `accepted`: the offered content as is. `replaced`: the Host changed it. */
@@ -33,6 +34,11 @@ export interface Review {
    * (responses the Host wrote itself before any tool ran).
    */
   readonly truncation?: Truncation;
+  /**
+   * Present once a cap has cut a spilled response: where its whole output is.
+   * Later cuts carry the same reference line after their marker.
+   */
+  readonly spilled?: SpilledOutput;
 }
 
 /** The offered response, unchanged. */

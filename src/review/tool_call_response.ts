@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { SpilledOutput } from "./full_output_reference.ts";
+
 /**
  * Non-text MCP content that rides along with an untouched response: image,
  * audio and resource blocks, and `structuredContent`. It is not measured by
@@ -27,4 +29,10 @@ export interface ToolCallResponse {
   readonly isError: boolean;
   /** Non-text MCP content, kept only while `content` is untouched. */
   readonly nonText?: NonTextContent;
+  /**
+   * The tool's whole output stored in the blob store (`spill = true`), kept
+   * only while `content` is the tool's own: a cut of it refers the assistant
+   * there. Never recorded in the stream.
+   */
+  readonly spilled?: SpilledOutput;
 }

@@ -38,6 +38,7 @@ import { providerView } from "../stream/provider_view.ts";
 import { repairInterruptedTurn } from "../stream/repair_interrupted_turn.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "./tool_policies.ts";
+import { spillFromConfig } from "./spill_from_config.ts";
 import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
 
 /** The workspace used when none is given: `.spillway` in the current directory. */
@@ -172,16 +173,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return result === "ask" || result === "edit" ? "review" : "record";
   };
   const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
+  const spilling = spillFromConfig(config, workspace);
   const plan = toolSourcesFromConfig(config, {
     cwd,
     warn,
-    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],
     ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
   });
   const service = new ExecutionService({
     sources: [...plan.sources, ...(options.toolSources ?? [])],
     toolNames: plan.routes,
     barrierFor,
+    ...(spilling === undefined ? {} : { spill: spilling.spill }),
   });
   let executor: McpExecutor | undefined;
   try {

@@ -15,6 +15,9 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import type { BlobStore } from "../blobs/blob_store.ts";
+import { spillOutput } from "./_spill_output.ts";
+import { serveBlobResources } from "./blob_resources.ts";
 import { deliveryFor, errorResult, runSourceCall, type SourceCallEnd } from "./source_call.ts";
 import { type ResolvedRoute, resolveToolRoutes, type ToolRoute } from "./_tool_routes.ts";
 import type { Acknowledgement, BarrierKind } from "./executor.ts";
@@ -48,6 +51,12 @@ export interface ExecutionServiceOptions {
   readonly toolNames?: Readonly<Record<string, ToolRoute>>;
   /** Which barrier a call of this (exported) tool parks on. The Host decides. */
   readonly barrierFor: (tool: string) => BarrierKind;
+  /**
+   * Where the whole output of spilling tools goes (`spill = true`), and
+   * which tools spill. The output is stored durably before the call parks.
+   * Default: no tool spills.
+   */
+  readonly spill?: SpillOptions;
   /** Time source for `startedAt`/`parkedAt`. Default: `Date`. */
   readonly clock?: { now(): number };
   /** The MCP server identity. Default: `{ name: "spillway", version: "0.1.0" }`. */
@@ -67,6 +76,14 @@ export interface CallToolOptions {
   readonly session?: string;
   /** The caller's side of the call, for progress, logs, sampling and elicitation. Default: none. */
   readonly relay?: ToolCallRelay;
+}
+
+/** Which tools spill their whole output, and into which store. */
+export interface SpillOptions {
+  /** The blob store (`<workspace>/blobs`). */
+  readonly store: BlobStore;
+  /** Whether calls of this (exported) tool spill. The Host decides. */
+  readonly spills: (tool: string) => boolean;
 }
 
 /** Who waits for a call to park; see {@linkcode ExecutionService.whenParked}. */
@@ -157,6 +174,15 @@ export class ExecutionService {
     return this.#routes.has(tool);
   }
 
+  /**
+   * The blob store spilled outputs go to (`spill = true`), or `undefined`
+   * when no tool spills. Servers of this service's tools serve its blobs as
+   * resources.
+   */
+  get blobStore(): BlobStore | undefined {
+    return this.#options.spill?.store;
+  }
+
   /** The exported tools (after renames), as callers see them. */
   list(): readonly ToolDefinition[] {
     return [...this.#routes.values()].map(({ definition }) => definition);
@@ -186,6 +212,8 @@ export class ExecutionService {
       CallToolRequestSchema,
       (request, extra) => this.callTool(request, { signal: extra.signal }),
     );
+    const blobs = this.blobStore;
+    if (blobs !== undefined) serveBlobResources(server.server, blobs);
     server.server.onclose = () => this.#servers.delete(server);
     this.#servers.add(server);
     return server;
@@ -338,6 +366,7 @@ export class ExecutionService {
       // Decided on arrival, before anything is registered: a throwing policy
       // fails this request alone.
       const barrier = this.#options.barrierFor(name);
+      const spill = this.#options.spill?.spills(name) === true ? this.#options.spill : undefined;
       const startedAt = this.#clock.now();
       const call: Call = {
         controller: new AbortController(),
@@ -359,6 +388,7 @@ export class ExecutionService {
       } finally {
         clientSignal.removeEventListener("abort", onClientAbort);
       }
+      if (spill !== undefined) end = await spillOutput(end, spill.store, log);
       this.#park(callId, call, {
         callId,
         tool: name,

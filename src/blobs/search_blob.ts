@@ -1,0 +1,116 @@
+/**
+ * `grep` over a blob: the lines that match a regular expression, each with
+ * the byte offset it starts at (ready to page from with `read_tool_output`).
+ * The blob is read in chunks, never whole, so a 1 GiB output can be searched
+ * in flat memory.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import type { BlobRef } from "./blob_ref.ts";
+import type { BlobStore } from "./blob_store.ts";
+
+/** One matching line. */
+export interface BlobMatch {
+  /** The byte offset of the line's first character in the blob. */
+  readonly offset: number;
+  /** The line without its newline, shortened to `maxLineChars` (then ending in `…`). */
+  readonly line: string;
+}
+
+/** What a search found. */
+export interface BlobSearch {
+  /** The matches, in order. */
+  readonly matches: readonly BlobMatch[];
+  /** Whether the search stopped at `maxMatches` before the end of the blob. */
+  readonly stopped: boolean;
+  /** The blob's size in bytes. */
+  readonly size: number;
+}
+
+/** Options of {@linkcode searchBlob}. */
+export interface SearchBlobOptions {
+  /** Stop after this many matches. Default 1,000. */
+  readonly maxMatches?: number;
+  /** Longest line shown, in UTF-16 units. Default 1,000. */
+  readonly maxLineChars?: number;
+}
+
+const CHUNK_BYTES = 1 << 20;
+/** A line longer than this is searched in pieces of this size (each piece its own "line"). */
+const MAX_PIECE_CHARS = 1 << 20;
+
+/**
+ * Searches blob `ref` line by line.
+ *
+ * @returns the matches, or `undefined` when the store has no such blob
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BlobStore } from "./blob_store.ts";
+ * import { searchBlob } from "./search_blob.ts";
+ * const store = new BlobStore(await Deno.makeTempDir());
+ * const { ref } = await store.put("ok 1\nFAILED 2\nok 3\n");
+ * const found = await searchBlob(store, ref, /FAIL/);
+ * assert.deepEqual(found?.matches, [{ offset: 5, line: "FAILED 2" }]);
+ * ```
+ */
+export async function searchBlob(
+  store: BlobStore,
+  ref: BlobRef,
+  pattern: RegExp,
+  options: SearchBlobOptions = {},
+): Promise<BlobSearch | undefined> {
+  const maxMatches = options.maxMatches ?? 1000;
+  const maxLineChars = options.maxLineChars ?? 1000;
+  // A global or sticky expression keeps state between tests: search with a plain copy.
+  const plain = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(store.path(ref), { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  using _closed = file;
+  const size = (await file.stat()).size;
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  const matches: BlobMatch[] = [];
+  let carry = "";
+  let carryOffset = 0;
+  const test = (line: string, offset: number) => {
+    if (!plain.test(line)) return;
+    const shown = line.length <= maxLineChars ? line : `${line.slice(0, maxLineChars)}…`;
+    matches.push({ offset, line: shown });
+  };
+  for (;;) {
+    const read = await file.read(buffer);
+    const text = read === null ? decoder.decode() : decoder.decode(buffer.subarray(0, read), {
+      stream: true,
+    });
+    carry += text;
+    let newline: number;
+    while ((newline = carry.indexOf("\n")) >= 0 && matches.length < maxMatches) {
+      const line = carry.slice(0, newline);
+      test(line, carryOffset);
+      carryOffset += Buffer.byteLength(line, "utf8") + 1;
+      carry = carry.slice(newline + 1);
+    }
+    if (matches.length >= maxMatches) return { matches, stopped: true, size };
+    while (carry.length > MAX_PIECE_CHARS && matches.length < maxMatches) {
+      let cut = MAX_PIECE_CHARS;
+      const last = carry.charCodeAt(cut - 1);
+      if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+      const piece = carry.slice(0, cut);
+      test(piece, carryOffset);
+      carryOffset += Buffer.byteLength(piece, "utf8");
+      carry = carry.slice(cut);
+    }
+    if (read === null) break;
+  }
+  if (carry !== "" && matches.length < maxMatches) test(carry, carryOffset);
+  return { matches, stopped: false, size };
+}

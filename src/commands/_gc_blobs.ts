@@ -1,0 +1,81 @@
+/**
+ * The blob half of `spillway conversation gc`: stored outputs (`spill =
+ * true`) that no conversation refers to any more are removed, with the
+ * temporary files of writes a crash interrupted. A blob written in the last
+ * hour is kept whatever the conversations say (its call may not be recorded
+ * yet), and so is one written more recently than `--older-than` asks.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { BlobRef } from "../blobs/blob_ref.ts";
+import { blobRefsInFile } from "../blobs/blob_refs_in_file.ts";
+import { BlobStore } from "../blobs/blob_store.ts";
+import { BLOB_GC_GRACE_MS, collectBlobGarbage } from "../blobs/collect_blob_garbage.ts";
+import { plural } from "../host/plural.ts";
+import { blobDirectory } from "../runtime/spill_from_config.ts";
+import { ByteSize } from "../size/byte_size.ts";
+import type { CommandIo } from "./command_io.ts";
+import type { Workspace } from "./_workspace.ts";
+
+/** What {@linkcode gcBlobs} is told. */
+export interface GcBlobsOptions {
+  /** Keep what was written less than this long ago (never less than an hour), in ms. */
+  readonly olderThanMs: number;
+  /** Only list what would go. */
+  readonly dryRun: boolean;
+  /** The age suffix of the summary line (`" older than 30 days"`, or `""`). */
+  readonly age: string;
+}
+
+/**
+ * Removes the workspace's unreferenced blobs and prints what it did. Says
+ * nothing at all when the workspace has no blob store.
+ */
+export async function gcBlobs(
+  workspace: Workspace,
+  io: CommandIo,
+  options: GcBlobsOptions,
+): Promise<void> {
+  const dir = blobDirectory(workspace.dir);
+  if (!(await isDirectory(dir))) return;
+  const referenced = new Set<BlobRef>();
+  for (const id of await workspace.conversations.list()) {
+    await blobRefsInFile(join(workspace.dir, "conversations", id, "events.jsonl"), referenced);
+  }
+  const garbage = await collectBlobGarbage(new BlobStore(dir), referenced, {
+    graceMs: Math.max(options.olderThanMs, BLOB_GC_GRACE_MS),
+    dryRun: options.dryRun,
+    ...(io.now === undefined ? {} : { now: io.now() }),
+  });
+  const where = workspace.shown(dir);
+  const count = plural(garbage.removed.length, "stored output");
+  const total = ByteSize.fromBytes(garbage.removed.reduce((sum, b) => sum + b.bytes, 0)).human();
+  const unfinished = garbage.unfinished === 0
+    ? ""
+    : ` and ${plural(garbage.unfinished, "unfinished write")}`;
+  if (garbage.removed.length === 0 && garbage.unfinished === 0) {
+    io.stdout(`No stored outputs${options.age} that no conversation refers to in ${where}.\n`);
+  } else if (options.dryRun) {
+    for (const blob of garbage.removed) io.stdout(`would remove ${workspace.shown(blob.path)}\n`);
+    io.stdout(
+      `Dry run: ${count}${options.age} that no conversation refers to (${total})${unfinished} ` +
+        `would be removed.\n`,
+    );
+  } else {
+    io.stdout(
+      `Removed ${count}${options.age} that no conversation refers to (${total})${unfinished} ` +
+        `from ${where}.\n`,
+    );
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Stored outputs as MCP resources: a client of the execution service (a
+ * `spillway serve` client) can list the blobs of the workspace and read one
+ * whole, beside paging it with the `read_tool_output` tool. A blob's URI is
+ * `spillway://outputs/` followed by its reference (`sha256:<hex>`).
+ *
+ * @module
+ */
+
+import { isBlobRef } from "../blobs/blob_ref.ts";
+import type { BlobStore } from "../blobs/blob_store.ts";
+import { ByteSize } from "../size/byte_size.ts";
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  type ListResourcesResult,
+  McpError,
+  ReadResourceRequestSchema,
+  type ReadResourceResult,
+  type Server,
+} from "./sdk.ts";
+
+/** The URI prefix of stored outputs. */
+export const BLOB_URI_PREFIX = "spillway://outputs/";
+
+/** Resources listed per `resources/list` page. */
+const PAGE_SIZE = 100;
+
+/**
+ * The largest blob `resources/read` serves, 32 MiB: one JSON message holds
+ * the whole text (several times its size in memory on each side). Larger
+ * ones are read in pages with `read_tool_output`.
+ */
+export const MAX_BLOB_RESOURCE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Serves `store`'s blobs as resources on `server` (`resources/list`,
+ * `resources/read`). Call it before the server connects.
+ */
+export function serveBlobResources(server: Server, store: BlobStore): void {
+  server.registerCapabilities({ resources: {} });
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    const blobs = await store.list();
+    const after = request.params?.cursor;
+    const start = after === undefined ? 0 : blobs.findIndex((blob) => blob.ref > after);
+    const page = start < 0 ? [] : blobs.slice(start, start + PAGE_SIZE);
+    const result: ListResourcesResult = {
+      resources: page.map((blob) => ({
+        uri: BLOB_URI_PREFIX + blob.ref,
+        name: blob.ref,
+        title: `tool output, ${ByteSize.fromBytes(blob.bytes).human()}`,
+        mimeType: "text/plain",
+        size: blob.bytes,
+      })),
+    };
+    const last = page.at(-1);
+    if (last !== undefined && start + PAGE_SIZE < blobs.length) result.nextCursor = last.ref;
+    return result;
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params;
+    const ref = uri.startsWith(BLOB_URI_PREFIX) ? uri.slice(BLOB_URI_PREFIX.length) : "";
+    if (!isBlobRef(ref)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown resource ${
+          JSON.stringify(uri)
+        } (expected ${BLOB_URI_PREFIX}sha256:<64 hex digits>)`,
+      );
+    }
+    const blob = await store.stat(ref);
+    if (blob === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
+    }
+    if (blob.bytes > MAX_BLOB_RESOURCE_BYTES) {
+      const size = ByteSize.fromBytes(blob.bytes).human();
+      const limit = ByteSize.fromBytes(MAX_BLOB_RESOURCE_BYTES).human();
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `stored output ${ref} is ${size}, over the ${limit} resources/read serves: ` +
+          `page it with the read_tool_output tool`,
+      );
+    }
+    const text = await Deno.readTextFile(blob.path);
+    const result: ReadResourceResult = { contents: [{ uri, mimeType: "text/plain", text }] };
+    return result;
+  });
+}
