@@ -31,7 +31,6 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseConfig } from "../src/config/parse_config.ts";
 import { createRuntime } from "../src/runtime/create_runtime.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
@@ -39,9 +38,7 @@ import type { ConversationMessage } from "../src/provider/provider.ts";
 import { FileStreamStore } from "../src/stream/file_stream_store.ts";
 import { planTurnRepair, turnRepairWarning } from "../src/stream/repair_interrupted_turn.ts";
 import { seededRandom, withTestSeed } from "../src/testing/seed.ts";
-
-const REPO = fileURLToPath(new URL("..", import.meta.url));
-const CHILD = join(REPO, "tests", "fixtures", "kill", "commit_loop.ts");
+import { spawnKillChild } from "./fixtures/kill/_kill_child.ts";
 
 /** How many children are killed. */
 const TRIALS = 100;
@@ -104,25 +101,7 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 /** Runs one child in `workspace`, kills it as planned, and returns its claims. */
 async function runChild(workspace: string, plan: TrialPlan): Promise<Claim[]> {
   const { trial, mode, delayMs } = plan;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      "--config",
-      join(REPO, "deno.json"),
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      CHILD,
-      workspace,
-      String(plan.childSeed),
-    ],
-    cwd: REPO,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnKillChild("commit_loop.ts", [workspace, String(plan.childSeed)]);
   const stderr = new Response(child.stderr).text();
   const killed = Promise.withResolvers<void>();
   const timers: ReturnType<typeof setTimeout>[] = [];

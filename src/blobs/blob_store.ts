@@ -175,6 +175,16 @@ export class BlobStore {
     }
   }
 
+  /** Opens blob `ref` for reading, or returns `undefined` when there is none. */
+  async open(ref: BlobRef): Promise<Deno.FsFile | undefined> {
+    try {
+      return await Deno.open(this.path(ref), { read: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      throw error;
+    }
+  }
+
   /** Every blob, with when it was last written or reused (temporary files excluded). */
   async list(): Promise<(BlobInfo & { readonly modified: Date })[]> {
     const blobs: (BlobInfo & { readonly modified: Date })[] = [];

@@ -55,13 +55,8 @@ export async function readBlobPage(
       throw new RangeError(`${name} must be a non-negative whole number, got \`${value}\``);
     }
   }
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(store.path(ref), { read: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
+  const file = await store.open(ref);
+  if (file === undefined) return undefined;
   using _closed = file;
   const size = (await file.stat()).size;
   const wantedStart = Math.min(offset, size);

@@ -67,13 +67,8 @@ export async function searchBlob(
   const maxLineChars = options.maxLineChars ?? 1000;
   // A global or sticky expression keeps state between tests: search with a plain copy.
   const plain = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(store.path(ref), { read: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
+  const file = await store.open(ref);
+  if (file === undefined) return undefined;
   using _closed = file;
   const size = (await file.stat()).size;
   const decoder = new TextDecoder();
