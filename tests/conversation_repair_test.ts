@@ -15,8 +15,7 @@ import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import { providerView } from "../src/stream/provider_view.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
-
-const STORE_URL = new URL("../src/stream/file_stream_store.ts", import.meta.url).href;
+import { holdConversation } from "../src/testing/conversation_holder.ts";
 
 const READ_BIG = `
 context_window = "1MB"
@@ -133,36 +132,12 @@ for (const repair of [["--tools=strip-responses", "--over", "512KB"], ["--tools=
     }));
 }
 
-/** A child process holding conversation `id` open until killed. */
-async function holder(root: string, id: string): Promise<Deno.ChildProcess> {
-  const code = `
-    import { FileStreamStore } from ${JSON.stringify(STORE_URL)};
-    await new FileStreamStore(${JSON.stringify(root)}).open(${JSON.stringify(id)});
-    console.log("holding");
-    setTimeout(() => {}, 1 << 30);
-  `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--quiet", code],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  for (let seen = ""; !seen.includes("holding\n");) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the holder exited before locking");
-    seen += value;
-  }
-  await reader.cancel();
-  return child;
-}
-
 Deno.test("a conversation open in another process is refused by compact and query, and left untouched", () =>
   withDir(async (dir) => {
     const id = await deadConversation(dir);
     const path = join(dir, ".spillway/conversations", id, "events.jsonl");
     const before = await Deno.readFile(path);
-    const child = await holder(join(dir, ".spillway/conversations"), id);
+    const child = await holdConversation(join(dir, ".spillway/conversations"), id);
     try {
       const refused = await spillway(dir, "conversation", "compact", "--tools=cap", id);
       assert.equal(refused.code, 1);
@@ -190,8 +165,7 @@ Deno.test("a conversation open in another process is refused by compact and quer
       const dry = await spillway(dir, "conversation", "compact", "--tools=cap", "--dry-run", id);
       assert.equal(dry.code, 0, dry.err);
     } finally {
-      child.kill("SIGKILL");
-      await child.status;
+      await child.kill();
     }
     assert.deepEqual(await Deno.readFile(path), before);
     const now = await spillway(dir, "conversation", "compact", "--tools=cap", id);

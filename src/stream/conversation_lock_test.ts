@@ -1,38 +1,7 @@
 import assert from "node:assert/strict";
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { holdConversation } from "../testing/conversation_holder.ts";
 import { FileStreamStore } from "./file_stream_store.ts";
-
-const STORE_URL = new URL("./file_stream_store.ts", import.meta.url).href;
-
-/** A child process that opens conversation `id` under `root` and holds it until killed. */
-async function holder(root: string, id: string): Promise<Deno.ChildProcess> {
-  const code = `
-    import { FileStreamStore } from ${JSON.stringify(STORE_URL)};
-    await new FileStreamStore(${JSON.stringify(root)}).open(${JSON.stringify(id)});
-    console.log("holding");
-    setTimeout(() => {}, 1 << 30); // held until killed
-  `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--quiet", code],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (!seen.includes("holding\n")) {
-    const { value, done } = await reader.read();
-    if (done) {
-      const why = await new Response(child.stderr).text();
-      await child.status;
-      throw new Error(`the holder exited before locking: ${why}`);
-    }
-    seen += value;
-  }
-  await reader.cancel();
-  await child.stderr.cancel();
-  return child;
-}
 
 Deno.test("a conversation open in another process is refused with its pid, and freed when that process dies", async () => {
   const root = await Deno.makeTempDir();
@@ -46,7 +15,7 @@ Deno.test("a conversation open in another process is refused with its pid, and f
   }]);
   await first.flush();
   await first.close();
-  const child = await holder(root, "c1");
+  const child = await holdConversation(root, "c1");
   try {
     const refused = await store.open("c1").then(
       () => assert.fail("expected the open to be refused"),
@@ -66,8 +35,7 @@ Deno.test("a conversation open in another process is refused with its pid, and f
     // Another conversation is not affected.
     await (await store.open("c2")).close();
   } finally {
-    child.kill("SIGKILL");
-    await child.status;
+    await child.kill();
   }
   const again = await store.open("c1");
   assert.equal((await again.load()).events.length, 1);
@@ -81,16 +49,14 @@ Deno.test("handles of one conversation in one process share the lock until the l
   const [a, b] = await Promise.all([store.open("c1"), new FileStreamStore(root).open("c1")]);
   await a.close();
   // b still holds it: another process is refused.
-  const probe = await holder(root, "c1").then(
+  const probe = await holdConversation(root, "c1").then(
     (child) => ({ child }),
     (error: Error) => ({ error }),
   );
   assert.ok("error" in probe, "the second process should not get the lock");
   assert.match(probe.error.message, /exited before locking: .*conversation c1 is open in another/);
   await b.close();
-  const child = await holder(root, "c1");
-  child.kill("SIGKILL");
-  await child.status;
+  await (await holdConversation(root, "c1")).kill();
   await Deno.remove(root, { recursive: true });
 });
 
