@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { withTestSeed } from "../testing/seed.ts";
 import { ByteSize } from "./byte_size.ts";
 
 Deno.test("ByteSize.parse() reads counts with binary, case-insensitive units", () => {
@@ -84,12 +85,32 @@ Deno.test("ByteSize.human() truncates to one decimal", () => {
   for (const [bytes, text] of golden) assert.equal(ByteSize.fromBytes(bytes).human(), text);
 });
 
-Deno.test("ByteSize.toString() round-trips through parse()", () => {
-  fc.assert(
-    fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (bytes) => {
-      const size = ByteSize.fromBytes(bytes);
-      return ByteSize.parse(size.toString()).bytes === bytes;
-    }),
-    { numRuns: 5000 },
+Deno.test("ByteSize.toString() round-trips through parse(), in every unit", async () => {
+  const runs = 5000;
+  // Uniform integers are almost never a multiple of 1 KB: draw multiples of each unit too.
+  const multipleOf = (unit: number) =>
+    fc.integer({ min: 0, max: Math.floor(Number.MAX_SAFE_INTEGER / unit) }).map((n) => n * unit);
+  const bytes = fc.oneof(
+    fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+    fc.integer({ min: 0, max: 100_000 }),
+    multipleOf(1024),
+    multipleOf(1024 ** 2),
+    multipleOf(1024 ** 3),
   );
+  const reached = new Map<string, number>();
+  await withTestSeed((seed) => {
+    fc.assert(
+      fc.property(bytes, (bytes) => {
+        const text = ByteSize.fromBytes(bytes).toString();
+        const unit = /[A-Z]+$/.exec(text)?.[0] ?? "bytes";
+        reached.set(unit, (reached.get(unit) ?? 0) + 1);
+        assert.equal(ByteSize.parse(text).bytes, bytes, text);
+      }),
+      { seed, numRuns: runs },
+    );
+  });
+  for (const unit of ["bytes", "KB", "MB", "GB"]) {
+    const count = reached.get(unit) ?? 0;
+    assert.ok(count >= runs / 10, `only ${count} of ${runs} sizes printed in ${unit}`);
+  }
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { withTestSeed } from "../../testing/seed.ts";
 import { LineSplitter } from "./line_splitter.ts";
 
 const encoder = new TextEncoder();
@@ -18,24 +19,51 @@ function splitAt(bytes: Uint8Array, cuts: readonly number[]): { lines: string[];
   return { lines, rest: decoder.decode(splitter.end()) };
 }
 
-Deno.test("LineSplitter yields the same lines wherever the chunks are cut", () => {
+const NEWLINE = 0x0a;
+
+/** Whether `byte` continues a multi-byte UTF-8 character (a cut before it splits one). */
+function isContinuationByte(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+/** How many newlines each chunk holds when `bytes` is cut at `cuts`. */
+function chunkLines(bytes: Uint8Array, cuts: readonly number[]): number[] {
+  const edges = [0, ...[...new Set(cuts)].sort((a, b) => a - b), bytes.byteLength];
+  return edges.slice(1).map((end, i) =>
+    bytes.subarray(edges[i], end).filter((byte) => byte === NEWLINE).length
+  );
+}
+
+Deno.test("LineSplitter yields the same lines wherever the chunks are cut", async () => {
+  const runs = 500;
+  const reached = { lineAcrossChunks: 0, characterSplit: 0, manyLinesInAChunk: 0 };
   const message = fc.string({ unit: "binary" }).map((s) =>
     s.replaceAll("\n", " ").replaceAll("\r", " ")
   );
-  fc.assert(
-    fc.property(
-      fc.array(message, { maxLength: 20 }),
-      fc.array(fc.nat(), { maxLength: 30 }),
-      (messages, rawCuts) => {
-        const bytes = encoder.encode(messages.map((m) => `${m}\n`).join(""));
-        const cuts = rawCuts.map((cut) => cut % (bytes.byteLength + 1));
-        const { lines, rest } = splitAt(bytes, cuts);
-        assert.deepEqual(lines, messages);
-        assert.equal(rest, "");
-      },
-    ),
-    { numRuns: 500 },
-  );
+  await withTestSeed((seed) => {
+    fc.assert(
+      fc.property(
+        fc.array(message, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (messages, rawCuts) => {
+          const bytes = encoder.encode(messages.map((m) => `${m}\n`).join(""));
+          const cuts = rawCuts.map((cut) => cut % (bytes.byteLength + 1));
+          const inner = cuts.filter((cut) => cut > 0 && cut < bytes.byteLength);
+          // A cut not right after a newline leaves part of a line pending.
+          if (inner.some((cut) => bytes[cut - 1] !== NEWLINE)) reached.lineAcrossChunks++;
+          if (inner.some((cut) => isContinuationByte(bytes[cut]))) reached.characterSplit++;
+          if (chunkLines(bytes, cuts).some((lines) => lines >= 2)) reached.manyLinesInAChunk++;
+          const { lines, rest } = splitAt(bytes, cuts);
+          assert.deepEqual(lines, messages);
+          assert.equal(rest, "");
+        },
+      ),
+      { seed, numRuns: runs },
+    );
+  });
+  for (const [branch, count] of Object.entries(reached)) {
+    assert.ok(count >= runs / 2, `only ${count} of ${runs} cases reached ${branch}`);
+  }
 });
 
 Deno.test("LineSplitter keeps a multi-byte character whole when a chunk boundary splits it", () => {
