@@ -23,7 +23,7 @@ import {
   McpUpstreamSource,
   type McpUpstreamSourceOptions,
 } from "../src/service/upstream/mcp_upstream_source.ts";
-import { isAlive } from "./_process_probe.ts";
+import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
 
 const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
 const SCRIPTED_SERVER = new URL("./fixtures/upstream/scripted_server.ts", import.meta.url).pathname;
@@ -357,6 +357,48 @@ Deno.test("a server that never answers initialize is killed and reported as such
   assert.equal(isAlive(pid), false);
   assert.deepEqual(logs.lines, [message]);
   await source.close();
+});
+
+Deno.test("close() during the handshake stops the server at once, not at its start-up timeout", async () => {
+  await using probe = await ProcessProbe.create();
+  await using logs = await captureLogs();
+  const announcements = new Announcements();
+  // The server holds the probe: its end-of-file says the whole group is gone.
+  const source = new McpUpstreamSource({
+    name: "mcp.scripted",
+    command: "sh",
+    args: [
+      "-c",
+      `${HOLD_PROBE}; exec "$2" run --quiet "$3" --silent-initialize --ignore-term --linger`,
+      "sh",
+      probe.path,
+      Deno.execPath(),
+      SCRIPTED_SERVER,
+    ],
+    stderr: announcements.sink,
+    // Were close() to wait for the handshake, the start would fail with this timeout's message.
+    startupTimeoutMs: 60_000,
+    closeGraceMs: 100,
+  });
+  const message = "cannot start upstream server mcp.scripted: it was closed before it answered " +
+    "initialize";
+  const failed = assert.rejects(
+    source.list(),
+    (error) =>
+      error instanceof SpillwayError && error.code === "tool_unavailable" &&
+      error.message === message,
+  );
+  const pid = await announcements.silentInitialize.promise;
+  await source.close();
+  // It ignored stdin's end and SIGTERM: close() waited for the SIGKILL and the reaping.
+  assert.equal(isAlive(pid), false);
+  await probe.stops.reached(1);
+  await failed;
+  // A deliberate close is no fault of the server's: logged, not warned about.
+  assert.deepEqual(logs.lines, [
+    "upstream server mcp.scripted: it was closed before it answered initialize",
+  ]);
+  await assert.rejects(source.list(), { message: "mcp.scripted is closed" });
 });
 
 Deno.test("a missing server command is a tool_unavailable fault naming it", async () => {

@@ -143,6 +143,8 @@ export class McpUpstreamSource implements ToolSource {
   readonly #timeoutFor: (tool: string) => number;
   readonly #startupTimeoutMs: number;
   #connection: Promise<Connection> | undefined;
+  /** The connection in its handshake, if one is. */
+  #starting: Connection | undefined;
   #live: Connection | undefined;
   /** How the last connection ended, when the server went away by itself. */
   #lost: string | undefined;
@@ -233,12 +235,19 @@ export class McpUpstreamSource implements ToolSource {
     }
   }
 
-  /** Closes the client and stops the server (stdin EOF, then SIGTERM, then SIGKILL). Idempotent. */
+  /**
+   * Closes the client and stops the server (stdin EOF, then SIGTERM, then SIGKILL), at
+   * once even when it is still in its handshake. Idempotent.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const pending = this.#connection;
     this.#connection = undefined;
+    // Waiting for the handshake could take the whole start-up timeout: stop the
+    // server under it instead, which fails the start.
+    const stopping = this.#starting?.transport.close();
     const connection = await pending?.catch(() => undefined);
+    await stopping;
     if (connection === undefined) return;
     await connection.client.close();
     await connection.transport.close();
@@ -287,6 +296,7 @@ export class McpUpstreamSource implements ToolSource {
       if (this.#connection === connecting) this.#connection = undefined;
       if (connection.ready && !transport.closedByUs) this.#lost = this.#lossText(connection);
     };
+    this.#starting = connection;
     const connecting = this.#start(connection);
     this.#connection = connecting;
     connecting.catch(() => {
@@ -310,13 +320,17 @@ export class McpUpstreamSource implements ToolSource {
       // Stops a server that hangs: stdin EOF, then SIGTERM, then SIGKILL.
       await transport.close();
       const why = this.#startFailure(connection, step, deadline.expired, error);
-      log.warn(plain(`cannot start upstream server ${this.name}: ${why}`));
+      // Closing the source during a start is no fault of the server's.
+      if (this.#closed) log.info(plain(`upstream server ${this.name}: ${why}`));
+      else log.warn(plain(`cannot start upstream server ${this.name}: ${why}`));
       throw new SpillwayError(
         "tool_unavailable",
         `cannot start upstream server ${this.name}: ${why}`,
         { source: this.name, command: this.#options.command },
         { cause: error },
       );
+    } finally {
+      if (this.#starting === connection) this.#starting = undefined;
     }
     connection.names = new Set(connection.tools.map((tool) => tool.name));
     connection.ready = true;
@@ -335,6 +349,7 @@ export class McpUpstreamSource implements ToolSource {
       return `it exited (${describeExit(status)}) during the MCP handshake`;
     }
     if (expired) return `it did not answer ${step} within ${seconds(this.#startupTimeoutMs)}`;
+    if (this.#closed) return `it was closed before it answered ${step}`;
     const flaw = malformedFlaw(error);
     if (flaw !== undefined) return `it answered ${step} with ${flaw}`;
     return reasonText(error);
