@@ -9,6 +9,7 @@ import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../src/review/max_tool_response_batch_bytes.ts";
 import { SizeThreshold } from "../src/size/size_threshold.ts";
+import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import {
   answer,
   bytesOf,
@@ -135,4 +136,34 @@ Deno.test("batch ceiling also bounds the responses the Host synthesizes", async 
   const total = responses.reduce((sum, response) => sum + bytesOf(response.content), 0);
   assert.ok(total <= MAX_TOOL_RESPONSE_BATCH_BYTES, `${total} bytes`);
   assert.equal(h.sink.lines.length, 40);
+});
+
+Deno.test("notices are printed only once the batch is durable: after a failed commit none says anything was sent", async () => {
+  // The same ten 300 KB responses (ten threshold cuts, ten ceiling cuts), but
+  // the commit's flush fails (flush 1 made the assistant's message durable).
+  const names = Array.from({ length: 10 }, (_, i) => `t${i}`);
+  const executor = new MockExecutor(
+    Object.fromEntries(names.map((name) => [name, `${name}:`.padEnd(300 * KB, "q")])),
+  );
+  let flushes = 0;
+  const store = new MemoryStreamStore({ failFlush: () => ++flushes === 2 });
+  const h = await turnHarness({
+    steps: [callsMessage("Ten calls.", names.map((name, i) => [`c${i}`, name])), answer("Done.")],
+    executor,
+    tools: names,
+    store,
+  });
+
+  const output = await runTurn(h.input);
+
+  assert.equal(output.status, "failed");
+  assert.equal(
+    output.reason,
+    "the results of this batch were not recorded: could not flush memory:conversation-1: " +
+      "injected flush failure",
+  );
+  assert.deepEqual(h.sink.lines, []);
+  assert.deepEqual(output.notices, []);
+  assert.deepEqual(responsesOf(h.store.durableEvents("conversation-1")), []);
+  assert.ok(executor.releases.every(({ ack }) => ack.kind === "fail"));
 });

@@ -116,8 +116,15 @@ Deno.test("commit ends failed with nothing recorded when the flush fails", async
   const review = acceptedReview("t", { id: "c1", content: "hello", isError: false });
   const actor = createActor(commitMachine, {
     input: {
-      executed: [],
-      preResolved: [{ index: 0, review }],
+      records: [{
+        index: 0,
+        call: { id: "c1", name: "t", arguments: {} },
+        route: "answered",
+        policy: undefined,
+        link: undefined,
+        review,
+      }],
+      notices: [],
       stream,
       noticeSink: new CollectingNoticeSink(),
     },

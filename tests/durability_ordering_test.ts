@@ -25,7 +25,7 @@ import { fixedClock } from "../src/testing/fixed_clock.ts";
 import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
 import { policies } from "./machines_fixtures.ts";
 
-/** Calls per cycle: a single call, a handful, and enough to span several call groups. */
+/** Calls per cycle: a single call, a handful, and a large batch. */
 const BATCHES = [1, 5, 70];
 
 type Entry =

@@ -9,6 +9,7 @@ import type { Review } from "../src/review/review.ts";
 import type { ToolCallResponse } from "../src/review/tool_call_response.ts";
 import type { Acknowledgement, Executor } from "../src/service/executor.ts";
 import { MockExecutor } from "../src/testing/mock_executor.ts";
+import { ExecutionLink } from "../src/machines/execution_link.ts";
 import type { Prompter } from "../src/machines/prompter.ts";
 import { toolCallMachine, type ToolCallOutput } from "../src/machines/tool_call_machine.ts";
 import type { ToolPolicy } from "../src/machines/turn_dependencies.ts";
@@ -33,12 +34,17 @@ function ackOf(review: Review): { ack: Acknowledgement; recorded: ToolCallRespon
   };
 }
 
+/**
+ * Runs one toolCall on its own: its slot goes to the test instead of a
+ * phase (`writeSlot` provided), the turn's cancellation reaches the call's
+ * link as the phase would pass it on, and once the call waits at its
+ * barrier the test releases the link as the commit would.
+ */
 async function runToolCall(options: {
   executor: Executor;
   policy?: Partial<ToolPolicy>;
   prompter?: Prompter;
   signal?: AbortSignal;
-  onBarrier?: () => void;
 }): Promise<Run> {
   const states: string[] = [];
   const inspect = (event: InspectionEvent) => {
@@ -48,25 +54,29 @@ async function runToolCall(options: {
     const top = typeof value === "string" ? value : Object.keys(value ?? {})[0];
     if (top !== undefined && states.at(-1) !== top) states.push(top);
   };
-  const actor = createActor(toolCallMachine, {
+  let review: Review | undefined;
+  const standalone = toolCallMachine.provide({
+    actions: { writeSlot: ({ context }) => void (review = context.review) },
+  });
+  const link = new ExecutionLink(CALL.id, { executor: options.executor });
+  const signal = options.signal;
+  signal?.addEventListener("abort", () => link.cancel(signal.reason), { once: true });
+  const actor = createActor(standalone, {
     input: {
       index: 0,
       call: CALL,
       policy: policy(options.policy),
-      executor: options.executor,
+      link,
       prompter: options.prompter ?? scriptedPrompter(),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
     inspect,
   });
-  let review: Review | undefined;
-  actor.on("slot.written", (event) => review = event.review);
   const done = waitFor(actor, (snapshot) => snapshot.status === "done");
   actor.start();
   await waitFor(actor, (snapshot) => snapshot.matches("barrierAcknowledge"));
   assert.ok(review !== undefined, "the slot is written before the barrier is acknowledged");
-  options.onBarrier?.();
-  actor.send({ type: "release", ...ackOf(review) });
+  const { ack, recorded } = ackOf(review);
+  void link.release(ack, recorded);
   const snapshot = await done;
   assert.ok(snapshot.output !== undefined);
   return { review, output: snapshot.output, states };
@@ -130,7 +140,7 @@ Deno.test("toolCall records the cancellation response when the signal aborts dur
   const controller = new AbortController();
   const executor = new MockExecutor({
     probe: () => {
-      queueMicrotask(() => controller.abort(new Error("Ctrl-C")));
+      controller.abort(new Error("Ctrl-C"));
       return new Promise<never>(() => {});
     },
   });

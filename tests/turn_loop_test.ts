@@ -6,8 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { createActor, waitFor } from "xstate";
+import { createActor } from "xstate";
 import { turnMachine } from "../src/machines/turn_machine.ts";
+import type { Executor } from "../src/service/executor.ts";
 import type { SizeThreshold } from "../src/size/size_threshold.ts";
 import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
@@ -194,10 +195,7 @@ Deno.test("turn records a skipped response under run = skip without running the 
 Deno.test("turn records and delivers the cancellation response when its signal aborts", async () => {
   const controller = new AbortController();
   const executor = new MockExecutor({
-    slow: () => {
-      setTimeout(() => controller.abort(new Error("Ctrl-C")), 5);
-      return new Promise<never>(() => {});
-    },
+    slow: () => new Promise<never>(() => {}),
     fast: "quick",
   });
   const h = await turnHarness({
@@ -209,8 +207,15 @@ Deno.test("turn records and delivers the cancellation response when its signal a
     tools: ["slow", "fast"],
     signal: controller.signal,
   });
-
-  const output = await runTurn(h.input);
+  // Ctrl-C once the fast call has its result and the slow one still hangs.
+  const output = await runTurn({
+    ...h.input,
+    observer: {
+      toolCallResult: (call) => {
+        if (call.id === "call_2") controller.abort(new Error("Ctrl-C"));
+      },
+    },
+  });
 
   assert.equal(output.status, "failed");
   assert.equal(output.reason, "the turn was cancelled");
@@ -311,11 +316,16 @@ Deno.test("turn fails once it reaches its cycle limit, with every call answered"
 });
 
 Deno.test("runTurn streams inspection events of the turn and its children", async () => {
-  const executor = new MockExecutor({ probe: "ok" });
+  const executor = new MockExecutor({ probe: "ok", checked: "ok" });
   const h = await turnHarness({
-    steps: [callsMessage("Looking.", [["call_1", "probe"]]), answer("Done.")],
+    steps: [
+      callsMessage("Looking.", [["call_1", "probe"], ["call_2", "checked"]]),
+      answer("Done."),
+    ],
     executor,
-    tools: ["probe"],
+    tools: ["probe", "checked"],
+    policyFor: policies({ checked: { result: "ask" } }),
+    prompter: scriptedPrompter({ ask: () => Promise.resolve({ kind: "deliver" }) }),
   });
   const ids = new Set<string>();
   await runTurn(h.input, {
@@ -327,7 +337,14 @@ Deno.test("runTurn streams inspection events of the turn and its children", asyn
       }
     },
   });
-  for (const id of ["phase.1", "call.0"]) assert.ok(ids.has(id), `${id} in ${[...ids].join(", ")}`);
+  const seen = [...ids].join(", ");
+  for (
+    const id of ["requestModel", "phase", "runUnattendedCalls", "capSlots", "commit", "call.1"]
+  ) {
+    assert.ok(ids.has(id), `${id} in ${seen}`);
+  }
+  // The call nobody is asked about runs without an actor of its own.
+  assert.ok(!ids.has("call.0"), seen);
 });
 
 Deno.test("turn answers a phase-end fault with error responses, recorded as delivered", async () => {
@@ -353,13 +370,29 @@ Deno.test("turn answers a phase-end fault with error responses, recorded as deli
 });
 
 Deno.test("a turn stopped mid-call cancels its calls and releases them with a failure", async () => {
-  let started = 0;
-  const executor = new MockExecutor({
+  const started = Promise.withResolvers<void>();
+  const mock = new MockExecutor({
     hang: () => {
-      started += 1;
+      started.resolve();
       return new Promise<never>(() => {});
     },
   });
+  // The mock's own handles, with a promise settled by the first release.
+  const released = Promise.withResolvers<void>();
+  const executor: Executor = {
+    has: (tool) => mock.has(tool),
+    start: (call, options) => {
+      const handle = mock.start(call, options);
+      return {
+        outcome: handle.outcome,
+        release: async (ack, recorded) => {
+          const delivery = await handle.release(ack, recorded);
+          released.resolve();
+          return delivery;
+        },
+      };
+    },
+  };
   const h = await turnHarness({
     steps: [callsMessage("Waiting.", [["call_1", "hang"]])],
     executor,
@@ -367,11 +400,10 @@ Deno.test("a turn stopped mid-call cancels its calls and releases them with a fa
   });
   const actor = createActor(turnMachine, { input: h.input });
   actor.start();
-  await waitFor(actor, (snapshot) => snapshot.matches("toolPhase"));
-  while (started === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  await started.promise;
   actor.stop();
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.deepEqual(executor.releases.map(({ ack, delivery }) => [ack, delivery.kind]), [
+  await released.promise;
+  assert.deepEqual(mock.releases.map(({ ack, delivery }) => [ack, delivery.kind]), [
     [
       { kind: "fail", message: "the call call_1 was abandoned before its result was recorded" },
       "failed",

@@ -10,22 +10,19 @@
 import type { AnyStateMachine } from "xstate";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { machineToMermaid } from "../host/machine_diagram.ts";
-import { callGroupMachine } from "../machines/call_group_machine.ts";
 import { commitMachine } from "../machines/commit_machine.ts";
 import { phaseMachine } from "../machines/phase_machine.ts";
-import { toolCallMachine, unattendedToolCallMachine } from "../machines/tool_call_machine.ts";
+import { toolCallMachine } from "../machines/tool_call_machine.ts";
 import { turnMachine } from "../machines/turn_machine.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
 
-/** The machines, outermost first. */
+/** The machines that run, outermost first: exactly these, each from its one definition. */
 const MACHINES: readonly (readonly [string, AnyStateMachine])[] = [
   ["turn", turnMachine],
   ["phase", phaseMachine],
-  ["callGroup", callGroupMachine],
   ["toolCall", toolCallMachine],
-  ["unattendedToolCall", unattendedToolCallMachine],
   ["commit", commitMachine],
 ];
 
@@ -33,13 +30,14 @@ const MACHINES: readonly (readonly [string, AnyStateMachine])[] = [
 export const inspectCommand: Command = {
   name: "inspect",
   summary: "print the state machines as Mermaid diagrams (or JSON)",
-  usage: "spillway inspect [--json] [turn|phase|callGroup|toolCall|unattendedToolCall|commit]...",
+  usage: "spillway inspect [--json] [turn|phase|toolCall|commit]...",
   description: `Prints each machine (all of them unless some are named) as a Mermaid
-stateDiagram-v2, drawn from the machine definitions themselves. Transition
-labels name the event and, in brackets, the guard. unattendedToolCall is
-the flat variant of toolCall that runs calls nobody is asked about (same
-top-level states, no substates). With --json, prints
-XState's resolved node tree instead (one JSON object keyed by machine).`,
+stateDiagram-v2, drawn from the machine definitions themselves: these are
+the machines that run. Transition labels name the event and, in brackets,
+the guard. A toolCall actor runs for each call a person is asked about
+(ask or edit); the phase drives the other calls along the same route
+itself. With --json, prints XState's resolved node tree instead (one JSON
+object keyed by machine).`,
   flags: [{ name: "json", kind: "boolean", help: "print JSON instead of Mermaid" }],
   positionals: "[machine...]",
   run,

@@ -6,16 +6,19 @@ Deno.test("inspect prints every machine as Mermaid, with the public state names"
   const io = captureCommandIo();
   assert.equal(await main(["inspect"], io), 0);
   const out = io.out();
-  for (const name of ["turn", "phase", "callGroup", "toolCall", "commit"]) {
+  const names = [...out.matchAll(/^%% (\w+)$/gm)].map((match) => match[1]);
+  assert.deepEqual(names, ["turn", "phase", "toolCall", "commit"], "exactly the machines that run");
+  for (const name of ["turn", "phase", "toolCall", "commit"]) {
     assert.match(out, new RegExp(`^%% ${name}\\nstateDiagram-v2$`, "m"));
   }
   for (
     const edge of [
       "reviewSlot --> barrierAcknowledge : always",
-      "barrierAcknowledge_delivering --> released : execution.released",
+      "barrierAcknowledge --> released : done",
       "merging --> spendingBudget",
-      "flushing --> releasing",
-      "committing --> requesting : done",
+      "flushing --> releasing : done",
+      "toolPhase --> requesting : done",
+      "executing --> capping : always [allSlotsWritten]",
     ]
   ) {
     assert.ok(out.includes(edge), edge);
@@ -38,5 +41,8 @@ Deno.test("inspect --json prints the node trees; an unknown machine is a usage e
   ]);
   const bad = captureCommandIo();
   assert.equal(await main(["inspect", "nope"], bad), 2);
-  assert.match(bad.err(), /unknown machine "nope" \(expected one of: turn, phase, callGroup/);
+  assert.match(
+    bad.err(),
+    /unknown machine "nope" \(expected one of: turn, phase, toolCall, commit\)/,
+  );
 });

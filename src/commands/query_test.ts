@@ -55,7 +55,15 @@ Deno.test("query runs a turn, prints calls and notices, and records the capped r
     assert.match(responses[1].content, /^tool no_such_tool is not available/);
     assert.equal(responses[1].is_error, true);
     const inspection = await Deno.readTextFile(join(dir, "inspect.jsonl"));
-    assert.match(inspection, /"state":"barrierAcknowledge"|"state":\{"barrierAcknowledge"/);
+    // The public state names: the turn's, its phase's and the commit's.
+    for (
+      const [actor, state] of [["turn", "toolPhase"], ["phase", "committing"], [
+        "commit",
+        "releasing",
+      ]]
+    ) {
+      assert.match(inspection, new RegExp(`"actor":"${actor}","event":"[^"]+","state":"${state}"`));
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -15,12 +15,10 @@
 
 import { getLogger } from "@logtape/logtape";
 import { createActor, toPromise } from "xstate";
-import { commitMachine, type CommitOutput } from "../machines/commit_machine.ts";
-import type { IndexedCall } from "../machines/indexed_call.ts";
-import { type PhaseEndedEvent, phaseMachine } from "../machines/phase_machine.ts";
+import { phaseMachine } from "../machines/phase_machine.ts";
 import type { Prompter } from "../machines/prompter.ts";
-import { reportNotice } from "../machines/report_notice.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
+import type { ToolCall } from "../review/tool_call.ts";
 import type { ExecutionService } from "../service/execution_service.ts";
 import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
@@ -58,7 +56,6 @@ export class SessionHost {
   #pending: ParkedCall[] = [];
   #committing: Promise<void> | undefined;
   #stream: Promise<ConversationStream> | undefined;
-  #nextIndex = 0;
   readonly #unsubscribe: () => void;
 
   /** Starts listening for the session's parked calls. */
@@ -143,14 +140,19 @@ export class SessionHost {
     return this.#stream;
   }
 
-  /** Phase end, then commit, over one batch of parked calls. */
+  /**
+   * One phase over a batch of parked calls: they join it as calls started
+   * elsewhere, and it caps, records, flushes and releases them (printing the
+   * notices once they are durable).
+   */
   async #commit(batch: readonly ParkedCall[]): Promise<void> {
     const stream = await this.#openStream();
-    const calls: IndexedCall[] = batch.map((parked) => ({
-      index: this.#nextIndex++,
-      call: { id: parked.callId, name: parked.tool, arguments: parked.arguments },
+    const calls: ToolCall[] = batch.map((parked) => ({
+      id: parked.callId,
+      name: parked.tool,
+      arguments: parked.arguments,
     }));
-    await stream.append(calls.map(({ call }): ToolCallRequestEvent => ({
+    await stream.append(calls.map((call): ToolCallRequestEvent => ({
       type: "tool_call_request",
       id: call.id,
       name: call.name,
@@ -159,22 +161,18 @@ export class SessionHost {
     this.#executor.add(batch);
     const { policyFor, prompter, noticeSink } = this.#options;
     const phase = createActor(phaseMachine, {
-      input: { calls, policyFor, executor: this.#executor, prompter },
+      input: {
+        calls: [],
+        joined: calls.map((call) => ({ call, handle: this.#executor.start(call) })),
+        executor: this.#executor,
+        policyFor,
+        available: [],
+        prompter,
+        stream,
+        noticeSink,
+      },
     });
-    const ended = new Promise<PhaseEndedEvent>((resolve) => phase.on("phase.ended", resolve));
-    const phaseDone = toPromise(phase);
-    phase.start();
-    const { result } = await Promise.race([
-      ended,
-      phaseDone.then(() => Promise.reject(new Error("the phase stopped before its end"))),
-    ]);
-    for (const fact of result.notices) reportNotice(noticeSink, fact);
-    const commit = createActor(commitMachine, {
-      input: { executed: result.slots, preResolved: [], stream, noticeSink, phase },
-    });
-    commit.start();
-    const output: CommitOutput = await toPromise(commit);
-    await phaseDone;
+    const output = await toPromise(phase.start());
     if (output.status === "failed") {
       log.error("session {session}: {error}", {
         session: this.#options.session,

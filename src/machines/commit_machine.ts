@@ -1,62 +1,60 @@
 /**
- * The `commit` machine: turns a batch of settled reviews into recorded,
- * durable, delivered responses.
+ * The `commit` machine: turns a batch of settled, capped reviews into
+ * recorded, durable, delivered responses.
  *
- * `merging` puts executed and pre-resolved reviews back in call-index order;
- * `spendingBudget` spends the 2 MiB batch ceiling largest first (one notice
- * per cut); `recording` appends one `tool_call_response` event per call;
- * `flushing` makes them durable; `releasing` acknowledges every parked call
- * to the phase and waits for the deliveries; then `done`. When recording or
- * flushing fails, `releasing` acknowledges every parked call with a failure
- * instead (never with content: flush before release) and the commit ends
- * `failed`.
+ * `merging` puts the batch in call order (calls answered without running
+ * and executed ones alike); `spendingBudget` spends the 2 MiB batch ceiling
+ * largest first; `recording` appends one `tool_call_response` per call;
+ * `flushing` makes them durable, and only then are the batch's notices
+ * reported (a notice says what was *sent*: nothing is, before it is
+ * durable); `releasing` acknowledges every call through its execution link
+ * and waits for what each caller received; then `done`. When recording or
+ * flushing fails, `releasing` acknowledges every call with a failure instead
+ * (never with content: flush before release), no notice is reported, and the
+ * commit ends `failed`.
  *
  * @module
  */
 
-import { and, type AnyActorRef, assign, enqueueActions, fromPromise, setup } from "xstate";
+import { assign, fromPromise, setup } from "xstate";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { NoticeFact } from "../review/notice.ts";
 import type { Review } from "../review/review.ts";
 import { spendBatchBudget } from "../review/spend_batch_budget.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import type { Acknowledgement } from "../service/executor.ts";
+import { reasonText } from "../service/reason_text.ts";
 import type { ToolCallResponseEvent } from "../stream/events.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
-import type { IndexedAcknowledgement, IndexedDelivery, IndexedReview } from "./indexed_call.ts";
-import type { PhaseReleasedEvent, PhaseReleaseEvent } from "./phase_machine.ts";
+import type { CallRecord, IndexedDelivery } from "./call_record.ts";
 import { reportNotice } from "./report_notice.ts";
-import { reasonText } from "../service/reason_text.ts";
 import { notRecordedMessage } from "./synthesized_reviews.ts";
 import type { NoticeSink } from "./turn_dependencies.ts";
 
 /** What a `commit` actor is started with. */
 export interface CommitInput {
-  /** The phase end's capped reviews of executed (parked) calls. */
-  readonly executed: readonly IndexedReview[];
-  /** Reviews of calls that were never executed: skipped, unavailable, cancelled, repeated. */
-  readonly preResolved: readonly IndexedReview[];
+  /** The batch: every call with its (threshold-capped) review; calls with a link are released. */
+  readonly records: readonly CallRecord[];
+  /** The phase end's notices (cause `size_threshold`), reported with the batch's once it is durable. */
+  readonly notices: readonly NoticeFact[];
   /** Where the responses are recorded. */
   readonly stream: ConversationStream;
-  /** Prints the batch-ceiling notices. */
+  /** Prints the notices. */
   readonly noticeSink: NoticeSink;
-  /**
-   * The phase holding the parked calls of `executed`: it gets `release` and
-   * answers `phase.released`. Without it nothing is released (and
-   * `deliveries` is empty).
-   */
-  readonly phase?: AnyActorRef;
 }
 
 /** What a `commit` actor ends with. */
 export interface CommitOutput {
   /** `done` once recorded, flushed and released; `failed` when recording or flushing failed. */
   readonly status: "done" | "failed";
-  /** The responses as recorded, in call-index order; empty when the commit failed. */
+  /** The responses as recorded, in call order; empty when the commit failed. */
   readonly recorded: readonly ToolCallResponse[];
-  /** One notice per response the batch ceiling cut, in call order. */
+  /**
+   * Every notice reported: the phase end's, then the batch ceiling's, each in
+   * call order; empty when the commit failed (nothing was sent).
+   */
   readonly notices: readonly NoticeFact[];
-  /** What each parked call's caller received, in call-index order. */
+  /** What the caller of each call with a link received, in call order. */
   readonly deliveries: readonly IndexedDelivery[];
   /** Why the commit failed: `SpillwayError("not_recorded")`, its cause the store's error. */
   readonly error?: SpillwayError;
@@ -64,13 +62,23 @@ export interface CommitOutput {
 
 interface CommitContext {
   readonly input: CommitInput;
-  readonly parked: ReadonlySet<number>;
-  readonly merged: readonly IndexedReview[];
-  readonly spent: readonly IndexedReview[];
-  readonly notices: readonly NoticeFact[];
+  /** The batch in call order. */
+  readonly batch: readonly CallRecord[];
+  /** The review of each call of `batch` after the batch ceiling, parallel to it. */
+  readonly spent: readonly Review[];
+  /** The batch ceiling's notices. */
+  readonly ceilingNotices: readonly NoticeFact[];
   readonly recorded: readonly ToolCallResponse[];
+  readonly notices: readonly NoticeFact[];
   readonly deliveries: readonly IndexedDelivery[];
   readonly error: SpillwayError | undefined;
+}
+
+/** What the commit tells each released call. */
+interface Release {
+  readonly record: CallRecord;
+  readonly ack: Acknowledgement;
+  readonly recorded: ToolCallResponse | undefined;
 }
 
 /** The acknowledgement a recorded review gets: the service's own result only when accepted. */
@@ -94,11 +102,21 @@ function responseEvent(response: ToolCallResponse): ToolCallResponseEvent {
   };
 }
 
+/** Releases every call with a link; resolves with what each caller received, in call order. */
+function releaseCalls(
+  { input }: { input: { releases: readonly Release[] } },
+): Promise<IndexedDelivery[]> {
+  return Promise.all(input.releases.map(async ({ record, ack, recorded }) => ({
+    index: record.index,
+    callId: record.call.id,
+    delivery: await (record.link as NonNullable<CallRecord["link"]>).release(ack, recorded),
+  })));
+}
+
 const commitSetup = setup({
   types: {
     input: {} as CommitInput,
     context: {} as CommitContext,
-    events: {} as PhaseReleasedEvent,
     output: {} as CommitOutput,
   },
   actors: {
@@ -109,91 +127,89 @@ const commitSetup = setup({
     flushStream: fromPromise<void, { stream: ConversationStream }>(({ input }) =>
       input.stream.flush()
     ),
+    releaseCalls: fromPromise(releaseCalls),
   },
   guards: {
     hasFailed: ({ context }) => context.error !== undefined,
-    nothingParked: ({ context }) => context.input.phase === undefined || context.parked.size === 0,
   },
   actions: {
-    mergeReviews: assign({
-      merged: ({ context }) =>
-        [...context.input.executed, ...context.input.preResolved].sort((a, b) => a.index - b.index),
+    mergeBatch: assign({
+      batch: ({ context }) => [...context.input.records].sort((a, b) => a.index - b.index),
     }),
     spendBudget: assign(({ context }) => {
-      const { reviews, notices } = spendBatchBudget(context.merged.map(({ review }) => review));
-      const spent = context.merged.map(({ index }, i) => ({
-        index,
-        review: reviews[i] as Review,
-      }));
-      return { spent, notices, recorded: spent.map(({ review }) => recordedResponse(review)) };
-    }),
-    reportBudgetNotices: ({ context }) => {
-      for (const fact of context.notices) reportNotice(context.input.noticeSink, fact);
-    },
-    failWith: assign(({ context }, params: { error: unknown }) => {
-      const reason = reasonText(params.error);
+      const { reviews, notices } = spendBatchBudget(
+        context.batch.map((record) => record.review as Review),
+      );
       return {
-        recorded: [],
-        error: new SpillwayError(
-          "not_recorded",
-          `the results of this batch were not recorded: ${reason}`,
-          { callIds: context.spent.map(({ review }) => review.response.id) },
-          { cause: params.error },
-        ),
+        spent: reviews,
+        ceilingNotices: notices,
+        recorded: reviews.map(recordedResponse),
       };
     }),
-    sendAcknowledgements: enqueueActions(({ context, enqueue, self }) => {
-      const phase = context.input.phase;
-      if (phase === undefined || context.parked.size === 0) return;
-      const failure = context.error === undefined ? undefined : reasonText(context.error.cause);
-      const acks: IndexedAcknowledgement[] = [];
-      for (const { index, review } of context.spent) {
-        if (!context.parked.has(index)) continue;
-        const callId = review.response.id;
-        acks.push(
-          failure === undefined
-            ? { index, callId, ack: acknowledgementOf(review), recorded: recordedResponse(review) }
-            : {
-              index,
-              callId,
-              ack: { kind: "fail", message: notRecordedMessage(callId, failure) },
-              recorded: undefined,
-            },
-        );
-      }
-      const event: PhaseReleaseEvent = { type: "release", acks, replyTo: self };
-      enqueue.sendTo(phase, event);
+    collectNotices: assign({
+      notices: ({ context }) => [...context.input.notices, ...context.ceilingNotices],
     }),
-    storeDeliveries: assign((_, released: PhaseReleasedEvent) => ({
-      deliveries: released.deliveries,
+    reportNotices: ({ context }) => {
+      for (const fact of context.notices) reportNotice(context.input.noticeSink, fact);
+    },
+    failWith: assign(({ context }, params: { error: unknown }) => ({
+      recorded: [],
+      error: new SpillwayError(
+        "not_recorded",
+        `the results of this batch were not recorded: ${reasonText(params.error)}`,
+        { callIds: context.batch.map((record) => record.call.id) },
+        { cause: params.error },
+      ),
     })),
+    storeDeliveries: assign((_, deliveries: readonly IndexedDelivery[]) => ({ deliveries })),
   },
 });
+
+/** What each call with a link is released with: its recorded review, or the batch's failure. */
+function releasesOf(context: CommitContext): Release[] {
+  const failure = context.error === undefined ? undefined : reasonText(context.error.cause);
+  const releases: Release[] = [];
+  context.batch.forEach((record, i) => {
+    if (record.link === undefined) return;
+    const review = context.spent[i] as Review;
+    releases.push(
+      failure === undefined
+        ? { record, ack: acknowledgementOf(review), recorded: recordedResponse(review) }
+        : {
+          record,
+          ack: { kind: "fail", message: notRecordedMessage(record.call.id, failure) },
+          recorded: undefined,
+        },
+    );
+  });
+  return releases;
+}
 
 const machine = commitSetup.createMachine({
   id: "commit",
   initial: "merging",
   context: ({ input }) => ({
     input,
-    parked: new Set(input.executed.map(({ index }) => index)),
-    merged: [],
+    batch: [],
     spent: [],
-    notices: [],
+    ceilingNotices: [],
     recorded: [],
+    notices: [],
     deliveries: [],
     error: undefined,
   }),
   states: {
     merging: {
-      entry: "mergeReviews",
+      entry: "mergeBatch",
       always: { target: "spendingBudget" },
     },
     spendingBudget: {
-      entry: ["spendBudget", "reportBudgetNotices"],
+      entry: "spendBudget",
       always: { target: "recording" },
     },
     recording: {
       invoke: {
+        id: "recordResponses",
         src: "recordResponses",
         input: ({ context }) => ({ stream: context.input.stream, responses: context.recorded }),
         onDone: { target: "flushing" },
@@ -205,9 +221,10 @@ const machine = commitSetup.createMachine({
     },
     flushing: {
       invoke: {
+        id: "flushStream",
         src: "flushStream",
         input: ({ context }) => ({ stream: context.input.stream }),
-        onDone: { target: "releasing" },
+        onDone: { target: "releasing", actions: ["collectNotices", "reportNotices"] },
         onError: {
           target: "releasing",
           actions: { type: "failWith", params: ({ event }) => ({ error: event.error }) },
@@ -215,21 +232,19 @@ const machine = commitSetup.createMachine({
       },
     },
     releasing: {
-      entry: "sendAcknowledgements",
-      always: [
-        { guard: and(["nothingParked", "hasFailed"]), target: "failed" },
-        { guard: "nothingParked", target: "done" },
-      ],
-      on: {
-        "phase.released": [
+      invoke: {
+        id: "releaseCalls",
+        src: "releaseCalls",
+        input: ({ context }) => ({ releases: releasesOf(context) }),
+        onDone: [
           {
             guard: "hasFailed",
             target: "failed",
-            actions: { type: "storeDeliveries", params: ({ event }) => event },
+            actions: { type: "storeDeliveries", params: ({ event }) => event.output },
           },
           {
             target: "done",
-            actions: { type: "storeDeliveries", params: ({ event }) => event },
+            actions: { type: "storeDeliveries", params: ({ event }) => event.output },
           },
         ],
       },

@@ -1,57 +1,124 @@
 import assert from "node:assert/strict";
-import { abandonedMessage, ExecutionLink, type ExecutionReport } from "./execution_link.ts";
+import type { ExecutionHandle } from "../service/executor.ts";
 import { MockExecutor } from "../testing/mock_executor.ts";
+import { abandonedMessage, ExecutionLink } from "./execution_link.ts";
 
 const CALL = { id: "call_1", name: "probe", arguments: {} };
+const RECORDED = { id: "call_1", content: "fine", isError: false };
 
-/** A stand-in toolCall: collects reports and ends the link on demand. */
-function owner() {
-  const reports: ExecutionReport[] = [];
-  const ends: { complete(): void; error(error: unknown): void }[] = [];
-  return {
-    reports,
-    send: (event: ExecutionReport) => void reports.push(event),
-    subscribe: (observer: { complete(): void; error(error: unknown): void }) =>
-      void ends.push(observer),
-    stop: () => ends.forEach((observer) => observer.complete()),
-    fail: () => ends.forEach((observer) => observer.error(new Error("owner failed"))),
-  };
-}
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-Deno.test("ExecutionLink reports the settled call, then its delivery, and releases only once", async () => {
+Deno.test("ExecutionLink starts its call once and releases it once", async () => {
   const executor = new MockExecutor({ probe: "fine" });
-  const toolCall = owner();
-  const link = new ExecutionLink(executor, new AbortController().signal);
-  link.bind(toolCall);
-  link.start(CALL);
-  await settle();
-  assert.deepEqual(toolCall.reports.map((report) => report.type), ["execution.settled"]);
-  const recorded = { id: "call_1", content: "fine", isError: false };
-  link.release({ kind: "deliver" }, recorded);
-  link.release({ kind: "deliver" }, recorded);
-  await settle();
-  assert.deepEqual(toolCall.reports.map((report) => report.type), [
-    "execution.settled",
-    "execution.released",
-  ]);
+  const link = new ExecutionLink("call_1", { executor });
+  const outcome = await link.start(CALL);
+  assert.equal(outcome.kind, "executed");
+  assert.equal(link.start(CALL), link.start(CALL), "later starts return the first outcome");
+  assert.equal(executor.started.length, 1);
+  const delivered = link.delivered;
+  const first = link.release({ kind: "deliver" }, RECORDED);
+  const second = link.release({ kind: "fail", message: "again" }, undefined);
+  assert.equal(first, second, "later releases return the first delivery");
+  assert.deepEqual(await first, { kind: "delivered", response: RECORDED });
+  assert.deepEqual(await delivered, await first, "whoever waits for the delivery gets it");
   assert.equal(executor.releases.length, 1);
 });
 
-Deno.test("ExecutionLink releases an abandoned call with a failure once it settles, and goes quiet", async () => {
-  for (const end of ["stop", "fail"] as const) {
-    const executor = new MockExecutor({ probe: { result: "late", delayMs: 5 } });
-    const toolCall = owner();
-    const link = new ExecutionLink(executor, new AbortController().signal);
-    link.bind(toolCall);
-    link.start(CALL);
-    toolCall[end]();
-    assert.equal(executor.releases.length, 0, "nothing is released before the call settles");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(executor.releases.map(({ ack }) => ack), [
-      { kind: "fail", message: abandonedMessage("call_1") },
-    ]);
-    assert.deepEqual(toolCall.reports, [], "a stopped owner hears nothing more");
-  }
+Deno.test("ExecutionLink holds a release that comes before the call settled until it settles", async () => {
+  const parked = Promise.withResolvers<string>();
+  const executor = new MockExecutor({ probe: () => parked.promise });
+  const link = new ExecutionLink("call_1", { executor });
+  const outcome = link.start(CALL);
+  const delivery = link.release({ kind: "deliver" }, RECORDED);
+  let released = false;
+  void delivery.then(() => released = true);
+  await Promise.resolve();
+  assert.equal(executor.releases.length, 0, "not released before it settled");
+  assert.equal(released, false);
+  parked.resolve("fine");
+  await outcome;
+  assert.deepEqual(await delivery, { kind: "delivered", response: RECORDED });
+});
+
+Deno.test("ExecutionLink cancels its running call through its own signal", async () => {
+  const executor = new MockExecutor({ probe: () => new Promise<never>(() => {}) });
+  const link = new ExecutionLink("call_1", { executor });
+  const outcome = link.start(CALL);
+  link.cancel(new Error("Ctrl-C"));
+  assert.equal(link.signal.aborted, true);
+  assert.deepEqual(await outcome, { kind: "cancelled", reason: "Ctrl-C" });
+});
+
+Deno.test("ExecutionLink abandoned mid-call cancels it and releases it with a failure once it settles", async () => {
+  const executor = new MockExecutor({ probe: () => new Promise<never>(() => {}) });
+  const link = new ExecutionLink("call_1", { executor });
+  const outcome = link.start(CALL);
+  link.abandon();
+  assert.equal((await outcome).kind, "cancelled");
+  assert.deepEqual(await link.delivered, {
+    kind: "failed",
+    message: abandonedMessage("call_1"),
+  });
+  assert.deepEqual(executor.releases.map(({ ack }) => ack), [
+    { kind: "fail", message: "the call call_1 was abandoned before its result was recorded" },
+  ]);
+});
+
+Deno.test("ExecutionLink abandoned after its release changes nothing", async () => {
+  const executor = new MockExecutor({ probe: "fine" });
+  const link = new ExecutionLink("call_1", { executor });
+  await link.start(CALL);
+  const delivery = await link.release({ kind: "deliver" }, RECORDED);
+  link.abandon();
+  assert.deepEqual(await link.delivered, delivery);
+  assert.equal(link.signal.aborted, false);
+  assert.equal(executor.releases.length, 1);
+});
+
+Deno.test("ExecutionLink of a call never started delivers what was recorded, or the failure", async () => {
+  const executor = new MockExecutor({ probe: "fine" });
+  const replaced = { id: "call_1", content: "The user skipped this tool call.", isError: true };
+  const skipped = new ExecutionLink("call_1", { executor });
+  assert.deepEqual(
+    await skipped.release({ kind: "replace", content: replaced.content, isError: true }, replaced),
+    { kind: "delivered", response: replaced },
+  );
+  const failed = new ExecutionLink("call_1", { executor });
+  assert.deepEqual(await failed.release({ kind: "fail", message: "not recorded" }, undefined), {
+    kind: "failed",
+    message: "not recorded",
+  });
+  assert.equal(executor.started.length, 0);
+});
+
+Deno.test("ExecutionLink turns a throwing or rejecting executor into a failed call, never a rejection", async () => {
+  const throwing = new ExecutionLink("call_1", {
+    executor: {
+      has: () => true,
+      start: () => {
+        throw new Error("executor is closed");
+      },
+    },
+  });
+  assert.deepEqual(await throwing.start(CALL), { kind: "failed", reason: "executor is closed" });
+  const broken: ExecutionHandle = {
+    outcome: Promise.reject(new Error("transport gone")),
+    release: () => Promise.reject(new Error("transport gone")),
+  };
+  const joined = new ExecutionLink("call_1", { handle: broken });
+  assert.deepEqual(await joined.start(CALL), { kind: "failed", reason: "transport gone" });
+  assert.deepEqual(await joined.release({ kind: "deliver" }, RECORDED), {
+    kind: "failed",
+    message: "release failed: transport gone",
+  });
+});
+
+Deno.test("ExecutionLink of a joined call never starts it, and releases the running handle", async () => {
+  const executor = new MockExecutor({ probe: "fine" });
+  const handle = executor.start(CALL, { signal: new AbortController().signal });
+  const link = new ExecutionLink("call_1", { handle });
+  assert.equal((await link.start(CALL)).kind, "executed");
+  assert.equal(executor.started.length, 1, "started once, by its own client");
+  assert.deepEqual(await link.release({ kind: "deliver" }, RECORDED), {
+    kind: "delivered",
+    response: RECORDED,
+  });
 });

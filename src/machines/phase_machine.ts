@@ -1,133 +1,125 @@
 /**
- * The `phase` machine: one batch of calls executed together.
+ * The `phase` machine: one batch of calls, from the assistant's message to
+ * every caller's delivery. The turn invokes it from its `toolPhase` state.
  *
- * It spawns one `toolCall` actor per call, through `callGroup` actors of
- * up to 32 calls each (`executing`; see `call_group_machine.ts` for why), and
- * waits until every slot is written. Then its phase-end actor `capSlots`
- * caps every slot with its tool's `size_threshold` in one place (`capping`).
- * It tells its parent `phase.ended` with the {@linkcode ExecutionResult} and
- * waits (`awaitingRelease`) for the commit's `release`, forwards the
- * acknowledgements to the groups (`releasing`), and ends (`released`) once
- * every call is released, replying `phase.released` with the deliveries.
+ * When it starts, the triage writes one record per call: calls that will
+ * not run are answered at once, every other call gets its execution link.
+ * `executing` runs them: a `toolCall` actor for each call a person is asked
+ * about, and the phase's own `runUnattendedCalls` for all the others (they
+ * take the same route without an actor each: see `execution_link.ts` for
+ * why). Once every slot is written, `capping` caps every slot with its
+ * tool's `size_threshold` in one place; `committing` invokes the `commit`,
+ * which records, flushes and releases the batch, and waits for the asked-
+ * about calls to see their release; then `released`, with the commit's
+ * output.
+ *
+ * Whatever happens, no call stays parked: when the turn's signal aborts,
+ * every running call is cancelled (and still recorded and released, with
+ * its cancellation response); when the phase is stopped before the commit
+ * released its calls, they are released with a failure.
  *
  * @module
  */
 
 import { getLogger } from "@logtape/logtape";
-import {
-  type ActorRefFrom,
-  type AnyActorRef,
-  assign,
-  enqueueActions,
-  fromPromise,
-  setup,
-} from "xstate";
-import type { Review } from "../review/review.ts";
+import { assign, enqueueActions, type EventObject, fromCallback, fromPromise, setup } from "xstate";
+import type { NoticeFact } from "../review/notice.ts";
+import type { ToolCall } from "../review/tool_call.ts";
 import type { Executor } from "../service/executor.ts";
-import { capSlots, type CapSlotsInput, type ExecutionResult } from "./cap_slots.ts";
-import {
-  CALL_GROUP_SIZE,
-  callGroupMachine,
-  type GroupReleasedEvent,
-  type GroupSlottedEvent,
-} from "./call_group_machine.ts";
-import type { IndexedAcknowledgement, IndexedCall, IndexedDelivery } from "./indexed_call.ts";
-import type { Prompter } from "./prompter.ts";
 import { reasonText } from "../service/reason_text.ts";
+import type { ConversationStream } from "../stream/stream_store.ts";
+import type { CallRecord, IndexedReview } from "./call_record.ts";
+import { type CappedSlots, capSlots } from "./cap_slots.ts";
+import { commitMachine, type CommitOutput } from "./commit_machine.ts";
+import type { ExecutionLink } from "./execution_link.ts";
+import type { Prompter } from "./prompter.ts";
+import { runUnattendedCalls } from "./run_unattended_calls.ts";
 import { failedReview } from "./synthesized_reviews.ts";
-import type { PolicyFor, ToolPolicy } from "./turn_dependencies.ts";
+import {
+  type SlotWrittenEvent,
+  toolCallMachine,
+  type ToolCallOutput,
+} from "./tool_call_machine.ts";
+import { type JoinedCall, triageCalls } from "./triage_calls.ts";
+import type { NoticeSink, PolicyFor } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
+import { observe } from "./_observe.ts";
 
 const faultLogger = getLogger(["spillway", "phase"]);
 
 /** What a `phase` actor is started with. */
 export interface PhaseInput {
-  /** The calls to execute, with their indices in the assistant message. */
-  readonly calls: readonly IndexedCall[];
+  /** The calls of the assistant's message, in order. */
+  readonly calls: readonly ToolCall[];
+  /**
+   * Calls already running elsewhere that join this batch (an outside MCP
+   * client's calls, parked by the service): capped, recorded and released
+   * with the others, never started or prompted here. Default: none.
+   */
+  readonly joined?: readonly JoinedCall[];
+  /** Knows the tools, runs the calls. */
+  readonly executor: Executor;
   /** Resolves each tool's policy. */
   readonly policyFor: PolicyFor;
-  /** Runs and releases the calls. */
-  readonly executor: Executor;
+  /** The tool names offered to the model (listed when it names another). */
+  readonly available: readonly string[];
   /** Asks a person under `ask`/`edit`. */
   readonly prompter: Prompter;
+  /** Where the batch is recorded. */
+  readonly stream: ConversationStream;
+  /** Prints the notices, once the batch is durable. */
+  readonly noticeSink: NoticeSink;
   /** Cancels every call of the phase. Default: never. */
   readonly signal?: AbortSignal;
   /** Told when each call starts and when its slot is written. Default: nobody. */
   readonly observer?: TurnObserver;
 }
 
-/** What a `phase` actor ends with. */
-export interface PhaseOutput {
-  /** What each caller received, in call-index order. */
-  readonly deliveries: readonly IndexedDelivery[];
+/** What a `phase` actor ends with: the commit's output. */
+export type PhaseOutput = CommitOutput;
+
+/** The done event of an asked-about call's `toolCall` actor (its id is `call.<index>`). */
+interface ToolCallDoneEvent {
+  readonly type: `xstate.done.actor.call.${number}`;
+  readonly output: ToolCallOutput;
 }
 
-/** Sent to the parent (and emitted) when the phase end has capped every slot. */
-export interface PhaseEndedEvent {
-  /** The event type. */
-  readonly type: "phase.ended";
-  /** The capped reviews and their notices. */
-  readonly result: ExecutionResult;
-}
-
-/** Sent to `replyTo` (and emitted) once every call is released. */
-export interface PhaseReleasedEvent {
-  /** The event type. */
-  readonly type: "phase.released";
-  /** What each caller received, in call-index order. */
-  readonly deliveries: readonly IndexedDelivery[];
-}
-
-/** The commit's acknowledgements for the phase's parked calls. */
-export interface PhaseReleaseEvent {
-  /** The event type. */
-  readonly type: "release";
-  /** One per call; a call without one is released with a failure. */
-  readonly acks: readonly IndexedAcknowledgement[];
-  /** Who gets `phase.released` (the commit). */
-  readonly replyTo?: AnyActorRef;
-}
-
-/** The events a `phase` actor accepts. */
-export type PhaseEvent = PhaseReleaseEvent | GroupSlottedEvent | GroupReleasedEvent;
-
-type CallGroupRef = ActorRefFrom<typeof callGroupMachine>;
+/** The events a `phase` actor handles (from its `toolCall` actors). */
+export type PhaseEvent = SlotWrittenEvent | ToolCallDoneEvent;
 
 interface PhaseContext {
   readonly input: PhaseInput;
-  readonly policies: readonly ToolPolicy[];
-  /** Call index → position in `input.calls`. */
-  readonly positions: ReadonlyMap<number, number>;
-  /** The calls of each group, as positions in `input.calls`. */
-  readonly groups: readonly (readonly number[])[];
-  /** Call index → group number. */
-  readonly groupOf: ReadonlyMap<number, number>;
-  readonly groupRefs: readonly CallGroupRef[];
-  /** Uncapped reviews by position, written in place (copying per group would be quadratic). */
-  readonly slots: Array<Review | undefined>;
-  readonly written: number;
-  readonly result: ExecutionResult | undefined;
-  readonly replyTo: AnyActorRef | undefined;
-  /** Deliveries by position, written in place like `slots`. */
-  readonly deliveries: Array<IndexedDelivery | undefined>;
-  readonly releasedCount: number;
+  /** One record per call, in call order. */
+  readonly records: readonly CallRecord[];
+  /** How many slots are still unwritten. */
+  readonly unwritten: number;
+  /** The phase end's notices. */
+  readonly notices: readonly NoticeFact[];
+  /** How many `toolCall` actors have not reached `released`. */
+  readonly unreleased: number;
+  readonly committed: CommitOutput | undefined;
 }
 
-/** Splits positions 0…n−1 into consecutive groups of `size`. */
-function groupPositions(n: number, size: number): number[][] {
-  const groups: number[][] = [];
-  for (let start = 0; start < n; start += size) {
-    groups.push(Array.from({ length: Math.min(size, n - start) }, (_, i) => start + i));
-  }
-  return groups;
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+/** Writes `reviews` into the slots of `records` (the first review of a slot wins). */
+function writeSlots(
+  records: readonly CallRecord[],
+  reviews: readonly IndexedReview[],
+): { records: CallRecord[]; written: number } {
+  const byIndex = new Map(reviews.map(({ index, review }) => [index, review]));
+  let written = 0;
+  const next = records.map((record) => {
+    const review = byIndex.get(record.index);
+    if (review === undefined || record.review !== undefined) return record;
+    written += 1;
+    return { ...record, review };
+  });
+  return { records: next, written };
 }
 
-function orderedDeliveries(
-  deliveries: readonly (IndexedDelivery | undefined)[],
-): IndexedDelivery[] {
-  return deliveries
-    .filter((delivery): delivery is IndexedDelivery => delivery !== undefined)
-    .sort((a, b) => a.index - b.index);
+function linksOf(records: readonly CallRecord[]): ExecutionLink[] {
+  return records.flatMap(({ link }) => link === undefined ? [] : [link]);
 }
 
 const phaseSetup = setup({
@@ -135,91 +127,90 @@ const phaseSetup = setup({
     input: {} as PhaseInput,
     context: {} as PhaseContext,
     events: {} as PhaseEvent,
-    emitted: {} as PhaseEndedEvent | PhaseReleasedEvent,
     output: {} as PhaseOutput,
   },
   actors: {
-    callGroup: callGroupMachine,
-    capSlots: fromPromise<ExecutionResult, CapSlotsInput>(({ input }) =>
-      Promise.resolve(capSlots(input))
+    toolCall: toolCallMachine,
+    runUnattendedCalls: fromPromise(runUnattendedCalls),
+    capSlots: fromPromise<CappedSlots, { records: readonly CallRecord[] }>(({ input }) =>
+      Promise.resolve(capSlots(input.records))
     ),
+    commit: commitMachine,
+    /**
+     * For the phase's whole life: cancels every call when the turn's signal
+     * aborts, and when the phase stops, releases with a failure every call
+     * the commit has not released (a stopped turn, a crashed phase).
+     */
+    superviseCalls: fromCallback<
+      EventObject,
+      { signal: AbortSignal; links: readonly ExecutionLink[] }
+    >(({ input }) => {
+      const { signal, links } = input;
+      const cancel = () => {
+        for (const link of links) link.cancel(signal.reason);
+      };
+      if (signal.aborted) cancel();
+      else signal.addEventListener("abort", cancel, { once: true });
+      return () => {
+        signal.removeEventListener("abort", cancel);
+        for (const link of links) link.abandon();
+      };
+    }),
   },
   guards: {
-    allSlotsWritten: ({ context }) => context.written === context.input.calls.length,
-    allCallsReleased: ({ context }) => context.releasedCount === context.input.calls.length,
+    allSlotsWritten: ({ context }) => context.unwritten === 0,
+    committedAndReleased: ({ context }) =>
+      context.committed !== undefined && context.unreleased === 0,
   },
   actions: {
-    spawnCallGroups: assign({
-      groupRefs: ({ context, spawn }) =>
-        context.groups.map((positions, group) =>
-          spawn("callGroup", {
-            id: `group.${group}`,
-            input: {
-              calls: positions.map((position) => context.input.calls[position] as IndexedCall),
-              policies: positions.map((position) => context.policies[position] as ToolPolicy),
-              executor: context.input.executor,
-              prompter: context.input.prompter,
-              ...(context.input.signal === undefined ? {} : { signal: context.input.signal }),
-              ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
-            },
-          })
-        ),
-    }),
-    storeSlots: assign(({ context }, slotted: GroupSlottedEvent) => {
-      let written = context.written;
-      for (const { index, review } of slotted.slots) {
-        const position = context.positions.get(index);
-        if (position === undefined || context.slots[position] !== undefined) continue;
-        context.slots[position] = review;
-        written += 1;
+    tellAnswered: ({ context }) => {
+      // Calls answered without running are shown too (an unknown tool, run = "skip", …).
+      for (const { route, call, review } of context.records) {
+        if (route !== "answered" || review === undefined) continue;
+        observe(context.input.observer, (o) => o.toolCallResult?.(call, review.response));
       }
-      return { written };
+    },
+    spawnToolCalls: enqueueActions(({ context, enqueue }) => {
+      for (const { route, index, call, policy, link } of context.records) {
+        if (route !== "attended" || policy === undefined || link === undefined) continue;
+        enqueue.spawnChild("toolCall", {
+          id: `call.${index}`,
+          input: {
+            index,
+            call,
+            policy,
+            link,
+            prompter: context.input.prompter,
+            ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
+          },
+        });
+      }
     }),
+    writeSlots: assign(({ context }, reviews: readonly IndexedReview[]) => {
+      const { records, written } = writeSlots(context.records, reviews);
+      return { records, unwritten: context.unwritten - written };
+    }),
+    storeCapped: assign((_, capped: CappedSlots) => ({
+      records: capped.records,
+      notices: capped.notices,
+    })),
     settleCapFault: assign(({ context }, params: { error: unknown }) => {
+      // A broken phase end is a runtime fault. It must not strand parked
+      // calls: every executed call's slot becomes an error response,
+      // committed like any other.
       const reason = `the phase end failed: ${reasonText(params.error)}`;
       faultLogger.error("{reason}", { reason, error: params.error });
-      const slots = [...context.input.calls]
-        .sort((a, b) => a.index - b.index)
-        .map(({ index, call }) => ({ index, review: failedReview(call, reason) }));
-      return { result: { slots, notices: [] } };
-    }),
-    storeResult: assign((_, result: ExecutionResult) => ({ result })),
-    announcePhaseEnded: enqueueActions(({ context, enqueue, self }) => {
-      if (context.result === undefined) return;
-      const event: PhaseEndedEvent = { type: "phase.ended", result: context.result };
-      enqueue.emit(event);
-      // A standalone phase (tests, inspection) has no turn to tell.
-      if (self._parent) enqueue.sendParent(event);
-    }),
-    forwardAcknowledgements: enqueueActions(({ context, enqueue }, release: PhaseReleaseEvent) => {
-      enqueue.assign({ replyTo: release.replyTo });
-      const perGroup: IndexedAcknowledgement[][] = context.groups.map(() => []);
-      for (const ack of release.acks) {
-        const group = context.groupOf.get(ack.index);
-        if (group !== undefined) perGroup[group]?.push(ack);
-      }
-      context.groupRefs.forEach((ref, group) => {
-        enqueue.sendTo(ref, { type: "release", acks: perGroup[group] ?? [] });
-      });
-    }),
-    storeDeliveries: assign(({ context }, released: GroupReleasedEvent) => {
-      let releasedCount = context.releasedCount;
-      for (const delivery of released.deliveries) {
-        const position = context.positions.get(delivery.index);
-        if (position === undefined || context.deliveries[position] !== undefined) continue;
-        context.deliveries[position] = delivery;
-        releasedCount += 1;
-      }
-      return { releasedCount };
-    }),
-    reportReleased: enqueueActions(({ context, enqueue }) => {
-      const event: PhaseReleasedEvent = {
-        type: "phase.released",
-        deliveries: orderedDeliveries(context.deliveries),
+      return {
+        records: context.records.map((record) =>
+          record.route === "answered"
+            ? record
+            : { ...record, review: failedReview(record.call, reason) }
+        ),
+        notices: [],
       };
-      enqueue.emit(event);
-      if (context.replyTo !== undefined) enqueue.sendTo(context.replyTo, event);
     }),
+    storeCommit: assign((_, committed: CommitOutput) => ({ committed })),
+    countReleased: assign(({ context }) => ({ unreleased: context.unreleased - 1 })),
   },
 });
 
@@ -227,91 +218,96 @@ const machine = phaseSetup.createMachine({
   id: "phase",
   initial: "executing",
   context: ({ input }) => {
-    const n = input.calls.length;
-    const groups = groupPositions(n, CALL_GROUP_SIZE);
-    const groupOf = new Map<number, number>();
-    groups.forEach((positions, group) => {
-      for (const position of positions) {
-        groupOf.set((input.calls[position] as IndexedCall).index, group);
-      }
+    const records = triageCalls(input.calls, input.joined ?? [], {
+      executor: input.executor,
+      policyFor: input.policyFor,
+      available: input.available,
+      signal: input.signal ?? NEVER_ABORTED,
     });
     return {
       input,
-      policies: input.calls.map(({ call }) => input.policyFor(call.name)),
-      positions: new Map(input.calls.map(({ index }, position) => [index, position])),
-      groups,
-      groupOf,
-      groupRefs: [],
-      slots: new Array<Review | undefined>(n).fill(undefined),
-      written: 0,
-      result: undefined,
-      replyTo: undefined,
-      deliveries: new Array<IndexedDelivery | undefined>(n).fill(undefined),
-      releasedCount: 0,
+      records,
+      unwritten: records.filter((record) => record.review === undefined).length,
+      notices: [],
+      unreleased: records.filter((record) => record.route === "attended").length,
+      committed: undefined,
     };
+  },
+  invoke: {
+    id: "superviseCalls",
+    src: "superviseCalls",
+    input: ({ context }) => ({
+      signal: context.input.signal ?? NEVER_ABORTED,
+      links: linksOf(context.records),
+    }),
   },
   states: {
     executing: {
-      entry: "spawnCallGroups",
-      always: { guard: "allSlotsWritten", target: "capping" },
-      on: {
-        "group.slotted": { actions: { type: "storeSlots", params: ({ event }) => event } },
+      entry: ["tellAnswered", "spawnToolCalls"],
+      invoke: {
+        id: "runUnattendedCalls",
+        src: "runUnattendedCalls",
+        input: ({ context }) => ({
+          records: context.records.filter(({ route }) =>
+            route === "unattended" || route === "joined"
+          ),
+          ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
+        }),
+        onDone: { actions: { type: "writeSlots", params: ({ event }) => event.output } },
       },
+      on: {
+        "slot.written": { actions: { type: "writeSlots", params: ({ event }) => [event] } },
+      },
+      always: { guard: "allSlotsWritten", target: "capping" },
     },
     capping: {
       invoke: {
+        id: "capSlots",
         src: "capSlots",
-        input: ({ context }) => ({
-          calls: context.input.calls,
-          slots: context.slots,
-          policies: context.policies,
-        }),
+        input: ({ context }) => ({ records: context.records }),
         onDone: {
-          target: "awaitingRelease",
-          actions: [
-            { type: "storeResult", params: ({ event }) => event.output },
-            "announcePhaseEnded",
-          ],
+          target: "committing",
+          actions: { type: "storeCapped", params: ({ event }) => event.output },
         },
-        // A broken phase end is a runtime fault. It must not strand parked
-        // calls: every slot becomes an error response, committed like any other.
         onError: {
-          target: "awaitingRelease",
-          actions: [
-            { type: "settleCapFault", params: ({ event }) => ({ error: event.error }) },
-            "announcePhaseEnded",
-          ],
+          target: "committing",
+          actions: { type: "settleCapFault", params: ({ event }) => ({ error: event.error }) },
         },
       },
     },
-    awaitingRelease: {
-      on: {
-        release: {
-          target: "releasing",
-          actions: { type: "forwardAcknowledgements", params: ({ event }) => event },
-        },
+    committing: {
+      invoke: {
+        id: "commit",
+        src: "commit",
+        input: ({ context }) => ({
+          records: context.records,
+          notices: context.notices,
+          stream: context.input.stream,
+          noticeSink: context.input.noticeSink,
+        }),
+        onDone: { actions: { type: "storeCommit", params: ({ event }) => event.output } },
       },
-    },
-    releasing: {
-      always: { guard: "allCallsReleased", target: "released" },
       on: {
-        "group.released": { actions: { type: "storeDeliveries", params: ({ event }) => event } },
+        // An asked-about call reached `released`: the commit's release reached it.
+        "xstate.done.actor.call.*": { actions: "countReleased" },
       },
+      always: { guard: "committedAndReleased", target: "released" },
     },
-    released: {
-      type: "final",
-      entry: "reportReleased",
-    },
+    released: { type: "final" },
   },
-  output: ({ context }) => ({ deliveries: orderedDeliveries(context.deliveries) }),
+  output: ({ context }) => {
+    // `released` is entered only once the commit is done.
+    if (context.committed === undefined) throw new TypeError("the phase ended without a commit");
+    return context.committed;
+  },
 });
 
 /** The type of {@linkcode phaseMachine}. */
 export type PhaseMachine = typeof machine;
 
 /**
- * The `phase` machine (states `executing` → `capping` → `awaitingRelease` →
- * `releasing` → `released`). Its parent gets `phase.ended` with the capped
- * reviews; the commit sends `release` and gets `phase.released` back.
+ * The `phase` machine (states `executing` → `capping` → `committing` →
+ * `released`), invoked by the turn's `toolPhase` state; its output is the
+ * commit's.
  */
 export const phaseMachine: PhaseMachine = machine;

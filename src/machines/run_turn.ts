@@ -30,6 +30,7 @@ export interface RunTurnOptions {
  */
 export async function runTurn(input: TurnInput, options: RunTurnOptions = {}): Promise<TurnOutput> {
   const actor = createActor(turnMachine, {
+    id: "turn",
     input,
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });

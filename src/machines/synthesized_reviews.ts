@@ -8,7 +8,8 @@
  * @module
  */
 
-import { replacedReview, type Review } from "../review/review.ts";
+import { acceptedReview, replacedReview, type Review } from "../review/review.ts";
+import type { ExecutionOutcome } from "../service/executor.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 
 /** At most this many tool names are listed in an unavailable-tool response. */
@@ -81,4 +82,26 @@ export function repeatedCallReview(call: ToolCall): Review {
 /** The failure a parked call is released with when its batch was not recorded. */
 export function notRecordedMessage(callId: string, error: string): string {
   return `the result of call ${callId} was not recorded: ${error}`;
+}
+
+/**
+ * The review of a call that ended before the Host saw a result: lost,
+ * cancelled (the tool's `cancellation_response`) or failed. An `executed`
+ * outcome is accepted as it is.
+ */
+export function reviewOfEarlyEnd(
+  call: ToolCall,
+  cancellationResponse: string,
+  outcome: ExecutionOutcome,
+): Review {
+  switch (outcome.kind) {
+    case "lost":
+      return lostReview(call, outcome.reason);
+    case "cancelled":
+      return cancelledReview(call, cancellationResponse);
+    case "failed":
+      return failedReview(call, outcome.reason);
+    case "executed":
+      return acceptedReview(call.name, outcome.response);
+  }
 }

@@ -7,19 +7,17 @@
  * @module
  */
 
+import type { ResultMode, RunMode } from "../config/tool_vocabulary.ts";
 import type { NoticeFact } from "../review/notice.ts";
 import type { SizeThreshold } from "../size/size_threshold.ts";
 import type { Truncation } from "../size/truncation.ts";
 
-/** How a tool's calls run (`run`) and how their results are handled (`result`). */
-export type PolicyMode = "unattended" | "ask" | "edit" | "skip";
-
 /** A tool's resolved policy: what the machines need from its config. */
 export interface ToolPolicy {
   /** What happens with a result: pass it on, ask, open an editor, or withhold it. */
-  readonly result: PolicyMode;
+  readonly result: ResultMode;
   /** Whether the call runs: unattended, after asking, after editing its arguments, or never. */
-  readonly run: PolicyMode;
+  readonly run: RunMode;
   /** The per-tool cap applied at phase end. */
   readonly sizeThreshold: SizeThreshold;
   /** Which end(s) both caps keep when they cut this tool's responses; the head when absent. */

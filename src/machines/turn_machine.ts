@@ -3,20 +3,18 @@
  * answer.
  *
  * `requesting` records the request, asks the provider and records its answer
- * (text and tool calls, flushed). With tool calls, `toolPhase` settles the
- * calls that will not run (unavailable tool, `run = "skip"`, a repeated id, a
- * cancelled turn) and spawns a `phase` for the rest; `committing` runs the
- * `commit` machine over both, which records, flushes and releases; then the
- * next cycle is requested. Without tool calls the turn is over: `closing`
- * records `turn_end` and the turn ends `finished`, or `failed` when the
- * provider, the store or a commit failed, the turn was cancelled, or it ran
- * out of cycles.
+ * (text and tool calls, flushed). With tool calls, `toolPhase` invokes the
+ * `phase`, which runs the batch, caps it, and commits it (records, flushes,
+ * releases); then the next cycle is requested. Without tool calls the turn
+ * is over: `closing` records `turn_end` and the turn ends `finished`, or
+ * `failed` when the provider, the store or a commit failed, the turn was
+ * cancelled, or it ran out of cycles.
  *
  * @module
  */
 
 import { getLogger } from "@logtape/logtape";
-import { type ActorRefFrom, assign, fromPromise, setup, stopChild } from "xstate";
+import { assign, fromPromise, setup } from "xstate";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type {
   AssistantMessage,
@@ -30,19 +28,14 @@ import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import type { Executor } from "../service/executor.ts";
 import { utf8Length } from "../size/cap_text.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
+import { reasonText } from "../service/reason_text.ts";
 import { asStoreFailure } from "./_store_failure.ts";
-import { commitMachine, type CommitOutput } from "./commit_machine.ts";
-import type { IndexedCall, IndexedDelivery, IndexedReview } from "./indexed_call.ts";
-import type { ExecutionResult } from "./cap_slots.ts";
-import { type PhaseEndedEvent, phaseMachine } from "./phase_machine.ts";
+import type { IndexedDelivery } from "./call_record.ts";
+import { phaseMachine, type PhaseOutput } from "./phase_machine.ts";
 import type { Prompter } from "./prompter.ts";
 import { recordTurnEnd } from "./record_turn_end.ts";
-import { reportNotice } from "./report_notice.ts";
 import { approximateJsonBytes, requestModel } from "./request_model.ts";
-import { settleCalls } from "./settle_calls.ts";
-import { reasonText } from "../service/reason_text.ts";
-import { failedReview } from "./synthesized_reviews.ts";
-import type { Clock, NoticeSink, PolicyFor, ToolPolicy } from "./turn_dependencies.ts";
+import type { Clock, NoticeSink, PolicyFor } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 import { observe } from "./_observe.ts";
 
@@ -109,12 +102,6 @@ export interface TurnOutput {
   readonly text: string;
 }
 
-/** The events a `turn` actor handles (from its phase). */
-export type TurnEvent = PhaseEndedEvent | {
-  readonly type: `xstate.error.actor.${string}`;
-  readonly error: unknown;
-};
-
 interface Failure {
   readonly reason: string;
   readonly error?: SpillwayError;
@@ -130,12 +117,6 @@ interface TurnContext {
   readonly cycles: number;
   readonly text: string;
   readonly toolCalls: readonly ToolCall[];
-  readonly preResolved: readonly IndexedReview[];
-  readonly toExecute: readonly IndexedCall[];
-  /** The policies `settleCalls` resolved, handed to the phase so each is resolved once. */
-  readonly policies: ReadonlyMap<string, ToolPolicy>;
-  readonly phaseRef: ActorRefFrom<typeof phaseMachine> | undefined;
-  readonly execution: ExecutionResult | undefined;
   readonly notices: readonly NoticeFact[];
   readonly errors: readonly SpillwayError[];
   readonly failure: Failure | undefined;
@@ -174,19 +155,16 @@ const turnSetup = setup({
   types: {
     input: {} as TurnInput,
     context: {} as TurnContext,
-    events: {} as TurnEvent,
     output: {} as TurnOutput,
   },
   actors: {
     requestModel: fromPromise(requestModel),
     phase: phaseMachine,
-    commit: commitMachine,
     recordTurnEnd: fromPromise(recordTurnEnd),
   },
   guards: {
     hasToolCalls: (_, reply: AssistantMessage) => reply.toolCalls.length > 0,
-    nothingToExecute: ({ context }) => context.toExecute.length === 0,
-    commitFailed: (_, output: CommitOutput) => output.status === "failed",
+    batchFailed: (_, batch: PhaseOutput) => batch.status === "failed",
     cancelled: ({ context }) => context.signal.aborted,
     cycleLimitReached: ({ context }) => context.cycles >= context.maxCycles,
     turnFailed: ({ context }) => context.failure !== undefined,
@@ -210,66 +188,15 @@ const turnSetup = setup({
       // Called before `storeReply`: `cycles` is still the index of this request.
       observe(context.input.observer, (observer) => observer.assistant?.(reply, context.cycles));
     },
-    settleCalls: assign(({ context }) => {
-      const settled = settleCalls(context.toolCalls, {
-        executor: context.input.executor,
-        policyFor: context.input.policyFor,
-        available: context.input.tools.map((tool) => tool.name),
-        signal: context.signal,
-      });
-      // Calls answered without running (unknown tool, run = "skip", …) are shown too.
-      for (const { index, review } of settled.preResolved) {
-        const call = context.toolCalls[index];
-        if (call === undefined) continue;
-        observe(context.input.observer, (o) => o.toolCallResult?.(call, review.response));
-      }
-      return settled;
-    }),
-    spawnPhase: assign({
-      phaseRef: ({ context, spawn }) =>
-        context.toExecute.length === 0 ? undefined : spawn("phase", {
-          id: `phase.${context.cycles}`,
-          input: {
-            calls: context.toExecute,
-            policyFor: (tool: string) =>
-              context.policies.get(tool) ?? context.input.policyFor(tool),
-            executor: context.input.executor,
-            prompter: context.input.prompter,
-            signal: context.signal,
-            ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
-          },
-        }),
-      execution: undefined,
-    }),
-    settlePhaseFault: assign(({ context }) => ({
-      preResolved: [
-        ...context.preResolved,
-        ...context.toExecute.map(({ index, call }) => ({
-          index,
-          review: failedReview(call, context.failure?.reason ?? "the tool phase failed"),
-        })),
-      ],
-      toExecute: [],
-      execution: undefined,
-    })),
-    storeExecution: assign(({ context }, ended: PhaseEndedEvent) => ({
-      execution: ended.result,
-      notices: [...context.notices, ...ended.result.notices],
-    })),
-    reportPhaseNotices: ({ context }, ended: PhaseEndedEvent) => {
-      for (const fact of ended.result.notices) reportNotice(context.input.noticeSink, fact);
-    },
-    storeCommit: assign(({ context }, output: CommitOutput) => {
-      const added = toolMessages(output.recorded);
+    storeBatch: assign(({ context }, batch: PhaseOutput) => {
+      const added = toolMessages(batch.recorded);
       return {
         messages: [...context.messages, ...added],
         requestBytes: context.requestBytes + approximateJsonBytes(added) - 2,
-        notices: [...context.notices, ...output.notices],
-        errors: [...context.errors, ...mismatchErrors(output.deliveries)],
+        notices: [...context.notices, ...batch.notices],
+        errors: [...context.errors, ...mismatchErrors(batch.deliveries)],
       };
     }),
-    stopPhase: stopChild(({ context }) => context.phaseRef ?? ""),
-    forgetPhase: assign({ phaseRef: undefined, execution: undefined }),
     fail: assign(({ context }, failure: Failure) => ({ failure: context.failure ?? failure })),
     failRequest: assign(({ context }, params: { error: unknown }) => ({
       failure: context.signal.aborted
@@ -306,11 +233,6 @@ const machine = turnSetup.createMachine({
       cycles: 0,
       text: "",
       toolCalls: [],
-      preResolved: [],
-      toExecute: [],
-      policies: new Map(),
-      phaseRef: undefined,
-      execution: undefined,
       notices: [],
       errors: [],
       failure: undefined,
@@ -319,6 +241,7 @@ const machine = turnSetup.createMachine({
   states: {
     requesting: {
       invoke: {
+        id: "requestModel",
         src: "requestModel",
         input: ({ context }) => ({
           turnId: context.input.turnId,
@@ -357,53 +280,26 @@ const machine = turnSetup.createMachine({
       },
     },
     toolPhase: {
-      entry: ["settleCalls", "spawnPhase"],
-      always: { guard: "nothingToExecute", target: "committing" },
-      on: {
-        "phase.ended": {
-          target: "committing",
-          actions: [
-            { type: "storeExecution", params: ({ event }) => event },
-            { type: "reportPhaseNotices", params: ({ event }) => event },
-          ],
-        },
-        // Last resort for a phase that crashed (a bug: phase-end faults are
-        // already answered as error responses). Its calls get error responses,
-        // the batch is committed so the stream stays whole, and the turn fails.
-        "xstate.error.actor.*": {
-          target: "committing",
-          actions: [
-            {
-              type: "fail",
-              params: ({ event }) => ({
-                reason: `the tool phase failed: ${reasonText(event.error)}`,
-              }),
-            },
-            "settlePhaseFault",
-            "stopPhase",
-            "forgetPhase",
-          ],
-        },
-      },
-    },
-    committing: {
-      // Every way out: the phase has ended (or never was); drop it.
-      exit: ["stopPhase", "forgetPhase"],
       invoke: {
-        src: "commit",
+        id: "phase",
+        src: "phase",
         input: ({ context }) => ({
-          executed: context.execution?.slots ?? [],
-          preResolved: context.preResolved,
+          calls: context.toolCalls,
+          executor: context.input.executor,
+          policyFor: context.input.policyFor,
+          available: context.input.tools.map((tool) => tool.name),
+          prompter: context.input.prompter,
           stream: context.input.stream,
           noticeSink: context.input.noticeSink,
-          ...(context.phaseRef === undefined ? {} : { phase: context.phaseRef }),
+          signal: context.signal,
+          ...(context.input.observer === undefined ? {} : { observer: context.input.observer }),
         }),
         onDone: [
           {
-            guard: { type: "commitFailed", params: ({ event }) => event.output },
+            guard: { type: "batchFailed", params: ({ event }) => event.output },
             target: "closing",
             actions: [
-              { type: "storeCommit", params: ({ event }) => event.output },
+              { type: "storeBatch", params: ({ event }) => event.output },
               {
                 type: "fail",
                 params: ({ event }) => ({
@@ -414,17 +310,10 @@ const machine = turnSetup.createMachine({
             ],
           },
           {
-            guard: "turnFailed",
-            target: "closing",
-            actions: [
-              { type: "storeCommit", params: ({ event }) => event.output },
-            ],
-          },
-          {
             guard: "cancelled",
             target: "closing",
             actions: [
-              { type: "storeCommit", params: ({ event }) => event.output },
+              { type: "storeBatch", params: ({ event }) => event.output },
               { type: "fail", params: { reason: TURN_CANCELLED_REASON } },
             ],
           },
@@ -432,7 +321,7 @@ const machine = turnSetup.createMachine({
             guard: "cycleLimitReached",
             target: "closing",
             actions: [
-              { type: "storeCommit", params: ({ event }) => event.output },
+              { type: "storeBatch", params: ({ event }) => event.output },
               {
                 type: "fail",
                 params: ({ context }) => ({
@@ -443,24 +332,27 @@ const machine = turnSetup.createMachine({
           },
           {
             target: "requesting",
-            actions: [
-              { type: "storeCommit", params: ({ event }) => event.output },
-            ],
+            actions: { type: "storeBatch", params: ({ event }) => event.output },
           },
         ],
+        // A phase that crashed (a bug: faults of tools, prompts and the phase
+        // end are answered as error responses). Its calls were released with
+        // a failure as it stopped; their requests stay without responses in
+        // the stream, as after a crash of the process.
         onError: {
           target: "closing",
-          actions: [
-            {
-              type: "fail",
-              params: ({ event }) => ({ reason: `the commit failed: ${reasonText(event.error)}` }),
-            },
-          ],
+          actions: {
+            type: "fail",
+            params: ({ event }) => ({
+              reason: `the tool phase failed: ${reasonText(event.error)}`,
+            }),
+          },
         },
       },
     },
     closing: {
       invoke: {
+        id: "recordTurnEnd",
         src: "recordTurnEnd",
         input: ({ context }) => ({
           stream: context.input.stream,
@@ -498,7 +390,7 @@ const machine = turnSetup.createMachine({
 export type TurnMachine = typeof machine;
 
 /**
- * The `turn` machine (states `requesting` → `toolPhase` → `committing` →
- * `requesting` … → `closing` → `finished` / `failed`).
+ * The `turn` machine (states `requesting` → `toolPhase` → `requesting` … →
+ * `closing` → `finished` / `failed`); `toolPhase` invokes the `phase`.
  */
 export const turnMachine: TurnMachine = machine;

@@ -8,6 +8,7 @@
 
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { asksPerson } from "../machines/triage_calls.ts";
 import type { PolicyFor, ToolPolicy } from "../machines/turn_dependencies.ts";
 
 /**
@@ -40,12 +41,6 @@ export function cachedPolicies(
   };
 }
 
-/** Whether calls of a tool under `policy` need a person (`ask` or `edit`). */
-export function needsPerson(policy: ToolPolicy): boolean {
-  return policy.result === "ask" || policy.result === "edit" || policy.run === "ask" ||
-    policy.run === "edit";
-}
-
 /**
  * Refuses to start when one of `tools` needs a person and no terminal is
  * attached: such a call would wait for an answer that cannot come.
@@ -58,10 +53,10 @@ export function refuseToolsNeedingPerson(
   config: SpillwayConfig,
   policyFor: PolicyFor,
 ): void {
-  const interactive = tools.find((tool) => needsPerson(policyFor(tool)));
+  const interactive = tools.find((tool) => asksPerson(policyFor(tool)));
   if (interactive === undefined) return;
   const policy = policyFor(interactive);
-  const key = needsPerson({ ...policy, run: "unattended" }) ? "result" : "run";
+  const key = asksPerson({ ...policy, run: "unattended" }) ? "result" : "run";
   // Name the entry the value came from: the tool's own, or the '*' defaults.
   const entry = config.tool(interactive).hasOwn(key) ? interactive : "'*'";
   const usedBy = entry === interactive ? "" : ` (used by ${interactive})`;

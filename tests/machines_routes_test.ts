@@ -1,0 +1,366 @@
+/**
+ * The routes of docs/architecture.md, derived from the machine definitions
+ * with `xstate/graph`: every simple path of each machine from its start to a
+ * final state, as the sequence of top-level states it passes. The path tools
+ * do not run invoked actors, so each state's invoked actors are answered
+ * here with their done (or error) events, one per outcome they can have.
+ *
+ * For `toolCall`, every path is one of the eight routes a call can take to
+ * its slot (executed, lost, failed, cancelled, skipped, withheld, asked,
+ * edited), each with the states the documentation names; for `phase`,
+ * `commit` and `turn`, the set of paths is exactly the documented one.
+ */
+
+import assert from "node:assert/strict";
+import {
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createEmptyActor,
+  type EventObject,
+} from "xstate";
+import { getSimplePaths } from "xstate/graph";
+import { capSlots } from "../src/machines/cap_slots.ts";
+import type { CommitOutput } from "../src/machines/commit_machine.ts";
+import { commitMachine } from "../src/machines/commit_machine.ts";
+import { ExecutionLink } from "../src/machines/execution_link.ts";
+import { phaseMachine } from "../src/machines/phase_machine.ts";
+import { toolCallMachine } from "../src/machines/tool_call_machine.ts";
+import { turnMachine } from "../src/machines/turn_machine.ts";
+import type { ToolPolicy } from "../src/machines/turn_dependencies.ts";
+import { acceptedReview, replacedReview } from "../src/review/review.ts";
+import type { ToolCall } from "../src/review/tool_call.ts";
+import type { ExecutionOutcome } from "../src/service/executor.ts";
+import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
+import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
+import { fixedClock } from "../src/testing/fixed_clock.ts";
+import { MockExecutor } from "../src/testing/mock_executor.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
+import { StepProvider } from "../src/testing/step_provider.ts";
+import { policies, policy } from "./machines_fixtures.ts";
+
+type Route =
+  | "executed"
+  | "lost"
+  | "failed"
+  | "cancelled"
+  | "skipped"
+  | "withheld"
+  | "asked"
+  | "edited";
+
+/** The top-level state a snapshot is in. */
+function topState(snapshot: AnyMachineSnapshot): string {
+  const value: unknown = snapshot.value;
+  return typeof value === "string" ? value : Object.keys(value as object)[0] ?? "";
+}
+
+interface Microstep {
+  readonly type: string;
+  readonly actorRef: unknown;
+  readonly snapshot: AnyMachineSnapshot;
+  readonly _transitions?: readonly { readonly source: { readonly path: readonly string[] } }[];
+}
+
+/**
+ * The top-level states a path passes, consecutive repeats dropped. The path
+ * tools keep only the snapshot each event settles in; the states passed
+ * through eventless transitions on the way (`reviewSlot`, `spendingBudget`)
+ * are in the microsteps, so the path's events are replayed with an actor
+ * scope that collects them (no action runs, as in the path tools).
+ */
+function statesOf(
+  machine: AnyStateMachine,
+  input: unknown,
+  events: readonly EventObject[],
+): string[] {
+  const states: string[] = [];
+  const push = (state: string | undefined) => {
+    if (state !== undefined && states.at(-1) !== state) states.push(state);
+  };
+  // A fresh empty actor's own system, told to hand its microsteps to us.
+  const empty = createEmptyActor();
+  const system = empty.system as unknown as { _sendInspectionEvent: (event: Microstep) => void };
+  system._sendInspectionEvent = (event: Microstep) => {
+    // The machine's own microsteps, not those of the children it creates.
+    if (event.type !== "@xstate.microstep" || event.actorRef !== empty) return;
+    for (const transition of event._transitions ?? []) push(transition.source.path[0]);
+    push(topState(event.snapshot));
+  };
+  const scope = {
+    self: empty,
+    logger: () => {},
+    id: "",
+    sessionId: "routes",
+    defer: () => {},
+    system,
+    stopChild: () => {},
+    emit: () => {},
+    actionExecutor: () => {},
+  } as unknown as Parameters<AnyStateMachine["transition"]>[2];
+  let snapshot = machine.getInitialSnapshot(scope, input);
+  assert.equal(snapshot.status, "active", String(snapshot.error));
+  if (states.length === 0) push(topState(snapshot));
+  for (const event of events) {
+    snapshot = machine.transition(snapshot, event, scope);
+    assert.equal(snapshot.status === "error", false, String(snapshot.error));
+    push(topState(snapshot));
+  }
+  return states;
+}
+
+/** The paths of `machine` that end in a final state, with the events that took them. */
+function finalPaths(
+  machine: AnyStateMachine,
+  input: unknown,
+  events: (snapshot: AnyMachineSnapshot) => EventObject[],
+) {
+  const paths = getSimplePaths(machine, {
+    input,
+    events: events as never,
+    serializeState: (snapshot) =>
+      JSON.stringify([(snapshot as AnyMachineSnapshot).value, serial(snapshot)]),
+  });
+  return paths
+    .filter((path) => (path.state as AnyMachineSnapshot).status === "done")
+    .map((path) => {
+      const taken = path.steps.map(({ event }) => event as EventObject & { output?: unknown });
+      return { states: statesOf(machine, input, taken), events: taken };
+    });
+}
+
+/** What distinguishes two snapshots in the same state: what the guards read, and which slots are written. */
+function serial(snapshot: unknown): unknown {
+  const context = (snapshot as AnyMachineSnapshot).context as Record<string, unknown>;
+  const { input: _input, records, ...rest } = context;
+  const written = Array.isArray(records)
+    ? records.map((record: { review?: unknown }) => record.review !== undefined)
+    : undefined;
+  return { ...rest, written };
+}
+
+function done(id: string, output: unknown): EventObject {
+  return { type: `xstate.done.actor.${id}`, output } as EventObject;
+}
+
+function error(id: string, reason: string): EventObject {
+  return { type: `xstate.error.actor.${id}`, error: new Error(reason) } as EventObject;
+}
+
+const CALL: ToolCall = { id: "call_1", name: "probe", arguments: {} };
+const RAW = { id: "call_1", content: "raw", isError: false };
+const OUTCOMES: readonly ExecutionOutcome[] = [
+  { kind: "executed", response: RAW, barrier: "record" },
+  { kind: "lost", reason: "the source exited" },
+  { kind: "failed", reason: "transport closed" },
+  { kind: "cancelled", reason: "Ctrl-C" },
+];
+
+/** The done events of whatever a toolCall state has invoked, one per outcome it can have. */
+function toolCallEvents(snapshot: AnyMachineSnapshot): EventObject[] {
+  if (snapshot.matches({ execute: "approving" })) {
+    return [
+      done("approveRun", { call: CALL }),
+      done("approveRun", { call: { ...CALL, arguments: { path: "/tmp" } } }),
+      done("approveRun", {
+        review: replacedReview("probe", {
+          id: "call_1",
+          content: "The user skipped this tool call.",
+          isError: true,
+        }),
+      }),
+    ];
+  }
+  if (snapshot.matches({ execute: "running" })) return OUTCOMES.map((o) => done("runCall", o));
+  if (snapshot.matches({ resultPrompt: "prompting" })) {
+    return [
+      done("promptResult", acceptedReview("probe", RAW)),
+      done("promptResult", replacedReview("probe", { ...RAW, content: "edited" })),
+    ];
+  }
+  if (snapshot.matches("barrierAcknowledge")) {
+    return [done("awaitRelease", { kind: "delivered", response: RAW })];
+  }
+  return [];
+}
+
+/** Names a toolCall path by what decided its review. */
+function routeOf(path: ReturnType<typeof finalPaths>[number], called: ToolPolicy): Route {
+  for (const event of path.events) {
+    if (event.type === "xstate.done.actor.runCall") {
+      const outcome = event.output as ExecutionOutcome;
+      if (outcome.kind !== "executed") return outcome.kind;
+    }
+    if (event.type === "xstate.done.actor.approveRun" && "review" in (event.output as object)) {
+      return "skipped";
+    }
+    if (event.type === "xstate.done.actor.promptResult") {
+      return called.result === "edit" ? "edited" : "asked";
+    }
+  }
+  if (called.run === "skip") return "skipped";
+  if (called.result === "skip") return "withheld";
+  return "executed";
+}
+
+/** The states each route passes, as docs/architecture.md names them. */
+const ROUTES: Readonly<Record<Route, readonly string[]>> = {
+  executed: ["execute", "resultPrompt", "reviewSlot", "barrierAcknowledge", "released"],
+  lost: ["execute", "reviewSlot", "barrierAcknowledge", "released"],
+  failed: ["execute", "reviewSlot", "barrierAcknowledge", "released"],
+  cancelled: ["execute", "reviewSlot", "barrierAcknowledge", "released"],
+  skipped: ["execute", "reviewSlot", "barrierAcknowledge", "released"],
+  withheld: ["execute", "resultPrompt", "reviewSlot", "barrierAcknowledge", "released"],
+  asked: ["execute", "resultPrompt", "reviewSlot", "barrierAcknowledge", "released"],
+  edited: ["execute", "resultPrompt", "reviewSlot", "barrierAcknowledge", "released"],
+};
+
+Deno.test("every path of toolCall is one of the eight routes, through the states the docs name", () => {
+  const seen = new Map<Route, number>();
+  const scenarios: Partial<ToolPolicy>[] = [
+    {},
+    { run: "skip" },
+    { result: "skip" },
+    { result: "ask" },
+    { result: "edit" },
+    { run: "ask" },
+    { run: "edit", result: "edit" },
+  ];
+  for (const overrides of scenarios) {
+    const called = policy(overrides);
+    const link = new ExecutionLink(CALL.id, { executor: new MockExecutor({}) });
+    const input = { index: 0, call: CALL, policy: called, link, prompter: scriptedPrompter() };
+    // The path tools run without a parent: the slot goes nowhere (sendParent would throw).
+    const standalone = toolCallMachine.provide({ actions: { writeSlot: () => {} } });
+    const paths = finalPaths(standalone, input, toolCallEvents);
+    assert.ok(paths.length > 0, JSON.stringify(overrides));
+    for (const path of paths) {
+      const route = routeOf(path, called);
+      assert.deepEqual(path.states, ROUTES[route], `${route} under ${JSON.stringify(overrides)}`);
+      seen.set(route, (seen.get(route) ?? 0) + 1);
+    }
+  }
+  assert.deepEqual([...seen.keys()].sort(), Object.keys(ROUTES).sort());
+});
+
+const CALLS: ToolCall[] = [
+  { id: "c0", name: "probe", arguments: {} },
+  { id: "c1", name: "asked", arguments: {} },
+  { id: "c2", name: "missing", arguments: {} },
+];
+const COMMITTED: CommitOutput = { status: "done", recorded: [], notices: [], deliveries: [] };
+
+Deno.test("the phase has one way through, whatever its phase end does: executing → capping → committing → released", async () => {
+  const store = new MemoryStreamStore();
+  const input = {
+    calls: CALLS,
+    executor: new MockExecutor({ probe: "p", asked: "a" }),
+    policyFor: policies({ asked: { result: "ask" } }),
+    available: ["probe", "asked"],
+    prompter: scriptedPrompter(),
+    stream: await store.open("c"),
+    noticeSink: new CollectingNoticeSink(),
+  };
+  const events = (snapshot: AnyMachineSnapshot): EventObject[] => {
+    const context = snapshot.context as {
+      records: Parameters<typeof capSlots>[0];
+      unreleased: number;
+    };
+    if (snapshot.matches("executing")) {
+      return [
+        done("runUnattendedCalls", [{ index: 0, review: acceptedReview("probe", RAW) }]),
+        { type: "slot.written", index: 1, review: acceptedReview("asked", RAW) } as EventObject,
+      ];
+    }
+    if (snapshot.matches("capping")) {
+      return [done("capSlots", capSlots(context.records)), error("capSlots", "broken")];
+    }
+    if (snapshot.matches("committing")) {
+      // Each actor ends once: the asked-about call's done event comes while it has not.
+      const released = { index: 1, callId: "c1", delivery: { kind: "delivered", response: RAW } };
+      return [
+        done("commit", COMMITTED),
+        ...(context.unreleased > 0 ? [done("call.1", released)] : []),
+      ];
+    }
+    return [];
+  };
+  const paths = finalPaths(phaseMachine, input, events);
+  assert.ok(paths.length >= 2, "both ends of the phase end are reached");
+  for (const path of paths) {
+    assert.deepEqual(path.states, ["executing", "capping", "committing", "released"]);
+  }
+});
+
+Deno.test("the commit ends done, or failed after recording or flushing failed, and always passes releasing", async () => {
+  const store = new MemoryStreamStore();
+  const input = {
+    records: [],
+    notices: [],
+    stream: await store.open("c"),
+    noticeSink: new CollectingNoticeSink(),
+  };
+  const events = (snapshot: AnyMachineSnapshot): EventObject[] => {
+    if (snapshot.matches("recording")) {
+      return [done("recordResponses", undefined), error("recordResponses", "disk full")];
+    }
+    if (snapshot.matches("flushing")) {
+      return [done("flushStream", undefined), error("flushStream", "fsync failed")];
+    }
+    if (snapshot.matches("releasing")) return [done("releaseCalls", [])];
+    return [];
+  };
+  const found = finalPaths(commitMachine, input, events).map(({ states }) => states.join(" → "));
+  assert.deepEqual(found.sort(), [
+    "merging → spendingBudget → recording → flushing → releasing → done",
+    "merging → spendingBudget → recording → flushing → releasing → failed",
+    "merging → spendingBudget → recording → releasing → failed",
+  ]);
+});
+
+Deno.test("the turn requests, runs a tool phase or closes, and ends finished or failed", async () => {
+  const store = new MemoryStreamStore();
+  const input = {
+    turnId: "t",
+    prompt: "go",
+    provider: new StepProvider([]),
+    tools: [],
+    stream: await store.open("c"),
+    executor: new MockExecutor({}),
+    prompter: scriptedPrompter(),
+    policyFor: policies(),
+    noticeSink: new CollectingNoticeSink(),
+    clock: fixedClock(),
+    maxCycles: 2,
+  };
+  const events = (snapshot: AnyMachineSnapshot): EventObject[] => {
+    if (snapshot.matches("requesting")) {
+      return [
+        done("requestModel", { text: "calls", toolCalls: [CALL] }),
+        done("requestModel", { text: "done", toolCalls: [] }),
+        error("requestModel", "prompt is too long"),
+      ];
+    }
+    if (snapshot.matches("toolPhase")) {
+      return [
+        done("phase", COMMITTED),
+        done("phase", { ...COMMITTED, status: "failed" }),
+        error("phase", "bug"),
+      ];
+    }
+    if (snapshot.matches("closing")) {
+      return [done("recordTurnEnd", undefined), error("recordTurnEnd", "disk full")];
+    }
+    return [];
+  };
+  const found = new Set(
+    finalPaths(turnMachine, input, events).map(({ states }) => states.join(" → ")),
+  );
+  assert.deepEqual([...found].sort(), [
+    "requesting → closing → failed",
+    "requesting → closing → finished",
+    "requesting → toolPhase → closing → failed",
+    "requesting → toolPhase → requesting → closing → failed",
+    "requesting → toolPhase → requesting → closing → finished",
+    "requesting → toolPhase → requesting → toolPhase → closing → failed",
+  ]);
+});
