@@ -36,9 +36,9 @@ export function capSlots(records: readonly CallRecord[]): CappedSlots {
     if (record.route === "answered" || policy === undefined) return record;
     const { truncation, thresholdCause: cause } = policy;
     const cut = capReview(review, policy.sizeThreshold, { truncation, cause });
-    if (cut.notice === undefined) return record;
-    notices.push(cut.notice);
-    return { ...record, review: cut.review };
+    if (cut.notice !== undefined) notices.push(cut.notice);
+    // Cut or not, the review now carries its tool's truncation for the batch ceiling.
+    return cut.review === review ? record : { ...record, review: cut.review };
   });
   return { records: capped, notices };
 }
