@@ -64,8 +64,11 @@ export interface TranscriptCompaction {
   }[];
 }
 
-/** The marker at the end of a response cut when it was recorded. */
-const MARKER_AT_END = /\n\.\.\. \[truncated, ([^\]\n→]+) → ([^\]\n]+)\]$/;
+/** The marker a cut leaves: `... [truncated, 3.1 MB → 256.0 KB]`, on a line of its own. */
+const MARKER = /^\.\.\. \[truncated, ([0-9.]+ (?:B|KB|MB|GB)) → ([0-9.]+ (?:B|KB|MB|GB))\]$/;
+const MARKER_START = "... [truncated, ";
+/** Longer than a marker line: how far from each end a marker is looked for first. */
+const ENDS_CHARS = 300;
 
 /** The transcript of `events`. */
 export function transcriptOf(events: readonly StreamEvent[]): TranscriptItem[] {
@@ -146,7 +149,7 @@ export function transcriptOf(events: readonly StreamEvent[]): TranscriptItem[] {
 }
 
 function responseOf(event: ToolCallResponseEvent, viewed: ViewedResponse): TranscriptResponse {
-  const marker = MARKER_AT_END.exec(event.content.slice(-80));
+  const marker = recordedMarker(event.content);
   return {
     bytes: viewed.recordedBytes,
     isError: event.is_error,
@@ -169,4 +172,32 @@ function changedBy(events: readonly StreamEvent[], index: number): TranscriptCom
       toBytes: response.viewBytes,
     }];
   });
+}
+
+/**
+ * The sizes named by the marker of a response cut when it was recorded:
+ * the marker line ends the text (head kept), starts it (tail kept), or
+ * stands between the two kept ends (head_tail); a reference line may follow
+ * it. Only the ends are searched first; the middle with one native scan.
+ */
+function recordedMarker(text: string): RegExpExecArray | null {
+  const lineAt = (at: number): RegExpExecArray | null => {
+    const end = text.indexOf("\n", at);
+    return MARKER.exec(text.slice(at, end < 0 ? text.length : end));
+  };
+  if (text.startsWith(MARKER_START)) {
+    const found = lineAt(0);
+    if (found !== null) return found;
+  }
+  const tail = text.lastIndexOf(`\n${MARKER_START}`);
+  if (tail >= 0 && tail >= text.length - ENDS_CHARS) {
+    const found = lineAt(tail + 1);
+    if (found !== null) return found;
+  }
+  for (let at = text.indexOf(`\n${MARKER_START}`); at >= 0;) {
+    const found = lineAt(at + 1);
+    if (found !== null) return found;
+    at = text.indexOf(`\n${MARKER_START}`, at + 1);
+  }
+  return null;
 }
