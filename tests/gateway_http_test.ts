@@ -115,7 +115,8 @@ Deno.test("calls in flight together are one batch: 2 MiB spent largest first", a
   const client = await gw.client();
   const sizes = [1_500_000, 1_000_000, 100_000];
   const results = await Promise.all(
-    sizes.map((bytes) => client.callTool({ name: "big", arguments: { bytes } })),
+    // `gather`: the upstream answers once all three are in, so they are in flight together.
+    sizes.map((bytes) => client.callTool({ name: "big", arguments: { bytes, gather: 3 } })),
   );
   const lengths = results.map((r) => new TextEncoder().encode(textOf(r)).length);
   assert.ok(lengths.reduce((a, b) => a + b) <= 2 * 1024 * 1024, `${lengths}`);
@@ -144,3 +145,19 @@ async function rawStatusLine(url: URL, host: string): Promise<string> {
     conn.close();
   }
 }
+
+Deno.test("a tool with an output schema is listed without it, so a cut result reaches SDK clients", async () => {
+  await using gw = await startHttpGateway();
+  const client = await gw.client();
+  const { tools } = await client.listTools();
+  const structured = tools.find((tool) => tool.name === "structured");
+  assert.ok(structured !== undefined);
+  assert.equal(structured.outputSchema, undefined);
+  const small = await client.callTool({ name: "structured", arguments: { bytes: 100 } });
+  assert.deepEqual(small.structuredContent, { text: textOf(small), bytes: 100 }, "uncut: kept");
+  // Cut by the threshold: the SDK client would throw here had the schema been listed.
+  const cut = await client.callTool({ name: "structured", arguments: { bytes: 300_000 } });
+  assert.ok(textOf(cut).endsWith("\n... [truncated, 292.9 KB → 256.0 KB]"), textOf(cut).slice(-60));
+  assert.equal(cut.structuredContent, undefined);
+  assert.notEqual(cut.isError, true);
+});

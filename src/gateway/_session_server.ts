@@ -134,7 +134,8 @@ async function callerRequest(
 class ProgressRelay {
   readonly #token: ProgressToken | undefined;
   readonly #extra: Extra;
-  #last = 0;
+  /** The last progress sent, `undefined` before the first. */
+  #last: number | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #stopped = false;
 
@@ -146,7 +147,8 @@ class ProgressRelay {
   send(update: { progress: number; total?: number | undefined; message?: string | undefined }) {
     if (this.#token === undefined || this.#stopped) return;
     // Progress must increase; a tool that repeats a value is passed on nudged.
-    const progress = update.progress > this.#last ? update.progress : this.#last + 1;
+    const last = this.#last;
+    const progress = last === undefined || update.progress > last ? update.progress : last + 1;
     this.#last = progress;
     const params: Record<string, unknown> = { progressToken: this.#token, progress };
     if (update.total !== undefined && update.total >= progress) params.total = update.total;
@@ -160,7 +162,7 @@ class ProgressRelay {
     if (this.#token === undefined || this.#stopped) return;
     this.#timer = setInterval(() => {
       this.send({
-        progress: this.#last + 1,
+        progress: (this.#last ?? 0) + 1,
         message: "the result is waiting to be recorded (review or sibling calls)",
       });
     }, intervalMs);

@@ -4,8 +4,15 @@
  * calls that are in flight together into one phase, and once every one of
  * them is parked, runs that phase through the same phase end (each tool's
  * threshold, or the client ceiling) and commit (the 2 MiB batch ceiling,
- * largest first; record; flush; release) as the runtime's own calls. Calls
- * that arrive while a phase is being committed form the next one.
+ * largest first; record; flush; release) as the runtime's own calls.
+ *
+ * Which calls are "in flight together": a phase opens with the first call
+ * that arrives when no phase is open, and takes every call that arrives
+ * until one of its calls parks. Then it is sealed: later arrivals open the
+ * next phase. So a phase ends once the calls that arrived together have
+ * ended, and a client that always keeps one call open cannot hold its own
+ * results back forever. Complete phases are committed one at a time, in the
+ * order they complete.
  *
  * Each session records into its own conversation stream: a
  * `tool_call_request` per call, then the responses exactly as delivered.
@@ -46,14 +53,24 @@ export interface SessionHostOptions {
   readonly noticeSink: NoticeSink;
 }
 
+/** The calls of one phase: who joined it, and who has parked. */
+interface Phase {
+  /** Calls that joined, running or parked. */
+  readonly members: Set<string>;
+  /** Members parked so far, in the order they parked. */
+  readonly parked: ParkedCall[];
+}
+
 /** Collects a session's calls into phases and commits them. */
 export class SessionHost {
   readonly #options: SessionHostOptions;
   readonly #executor: ParkedCallExecutor;
-  /** Calls sent to the service and not yet parked. */
-  readonly #running = new Set<string>();
-  /** Parked calls waiting for their phase to close. */
-  #pending: ParkedCall[] = [];
+  /** The phase new calls join; `undefined` once sealed (one of its calls parked). */
+  #open: Phase | undefined;
+  /** Every call's phase, from arrival until it parks or leaves. */
+  readonly #phaseOf = new Map<string, Phase>();
+  /** Complete phases waiting for the commit in progress. */
+  readonly #complete: Phase[] = [];
   #committing: Promise<void> | undefined;
   #stream: Promise<ConversationStream> | undefined;
   readonly #unsubscribe: () => void;
@@ -80,38 +97,57 @@ export class SessionHost {
     callId: string,
     run: () => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
-    this.#running.add(callId);
+    this.#open ??= { members: new Set(), parked: [] };
+    this.#open.members.add(callId);
+    this.#phaseOf.set(callId, this.#open);
     let result: CallToolResult;
     try {
       result = await run();
     } finally {
-      // A call that never parked (unknown tool, service closed) leaves the phase.
-      if (this.#running.delete(callId)) this.#maybeClosePhase();
+      // A call that never parked (unknown tool, service closed) leaves its phase.
+      const phase = this.#phaseOf.get(callId);
+      if (phase !== undefined) {
+        this.#phaseOf.delete(callId);
+        phase.members.delete(callId);
+        this.#completeIfParked(phase);
+      }
     }
     return this.#executor.delivered(callId, result);
   }
 
-  /** Stops listening; waits for the phase being committed. */
+  /** Stops listening; waits for the phases being committed. */
   async close(): Promise<void> {
     this.#unsubscribe();
-    await this.#committing;
+    while (this.#committing !== undefined) await this.#committing;
     const stream = await this.#stream?.catch(() => undefined);
     await stream?.close();
   }
 
   #parked(call: ParkedCall): void {
-    this.#running.delete(call.callId);
-    this.#pending.push(call);
-    this.#maybeClosePhase();
+    const phase = this.#phaseOf.get(call.callId) ?? { members: new Set([call.callId]), parked: [] };
+    this.#phaseOf.delete(call.callId);
+    phase.parked.push(call);
+    if (this.#open === phase) this.#open = undefined;
+    this.#completeIfParked(phase);
   }
 
-  /** A phase closes when every call in flight with it is parked and no commit is running. */
-  #maybeClosePhase(): void {
-    if (this.#committing !== undefined || this.#running.size > 0 || this.#pending.length === 0) {
-      return;
-    }
-    const batch = this.#pending;
-    this.#pending = [];
+  /** Queues `phase` for its commit once every member is parked. */
+  #completeIfParked(phase: Phase): void {
+    if (phase.parked.length === 0 || phase.parked.length < phase.members.size) return;
+    if (this.#open === phase) this.#open = undefined;
+    this.#complete.push(phase);
+    this.#commitNext();
+  }
+
+  /** Commits the next complete phase, unless a commit is running. */
+  #commitNext(): void {
+    if (this.#committing !== undefined) return;
+    const phase = this.#complete.shift();
+    if (phase === undefined) return;
+    // Recorded in arrival order, as an assistant message orders its calls.
+    const arrival = new Map([...phase.members].map((id, index) => [id, index]));
+    const rank = (call: ParkedCall) => arrival.get(call.callId) ?? arrival.size;
+    const batch = phase.parked.toSorted((a, b) => rank(a) - rank(b));
     this.#committing = this.#commit(batch).catch((error) => {
       log.error("committing calls of session {session} failed: {error}", {
         session: this.#options.session,
@@ -120,7 +156,7 @@ export class SessionHost {
       for (const call of batch) this.#failUnreleased(call, error);
     }).finally(() => {
       this.#committing = undefined;
-      this.#maybeClosePhase();
+      this.#commitNext();
     });
   }
 

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../config/parse_config.ts";
+import { cachedPolicies } from "../runtime/tool_policies.ts";
+import { ExecutionService } from "../service/execution_service.ts";
+import type { CallToolResult } from "../service/sdk.ts";
+import { MemoryStreamStore } from "../stream/memory_stream_store.ts";
+import { CollectingNoticeSink } from "../testing/collecting_notice_sink.ts";
+import { FakeToolSource, text, untilAborted } from "../testing/fake_tool_source.ts";
+import { scriptedPrompter } from "../testing/scripted_prompter.ts";
+import { SessionHost } from "./session_host.ts";
+
+const CONVERSATION = "20261130-120000-aaaaaa";
+
+/** A service with `hold` (ends when `release(key)` is called) and `echo`. */
+async function setup() {
+  const gates = new Map<string, PromiseWithResolvers<void>>();
+  const gate = (key: string) => {
+    if (!gates.has(key)) gates.set(key, Promise.withResolvers());
+    return gates.get(key) as PromiseWithResolvers<void>;
+  };
+  const source = new FakeToolSource("fake", {
+    hold: async (args, signal) => {
+      await Promise.race([gate(String(args.key)).promise, untilAborted(signal)]);
+      return text(`released ${args.key}`);
+    },
+    echo: (args) => Promise.resolve(text(String(args.text))),
+  });
+  const service = new ExecutionService({ sources: [source], barrierFor: () => "record" });
+  await service.start();
+  const store = new MemoryStreamStore();
+  const host = new SessionHost({
+    service,
+    session: "s1",
+    store,
+    conversationId: CONVERSATION,
+    policyFor: cachedPolicies(parseConfig("")),
+    prompter: scriptedPrompter(),
+    noticeSink: new CollectingNoticeSink(),
+  });
+  let next = 0;
+  const call = (name: string, args: Record<string, unknown>) => {
+    const callId = `call_${++next}`;
+    const result = host.call(
+      callId,
+      () =>
+        service.callTool({ method: "tools/call", params: { name, arguments: args } }, {
+          signal: new AbortController().signal,
+          callId,
+          session: "s1",
+        }),
+    );
+    return { callId, result };
+  };
+  return {
+    service,
+    store,
+    host,
+    call,
+    release: (key: string) => gate(key).resolve(),
+    async [Symbol.asyncDispose]() {
+      for (const entry of gates.values()) entry.resolve();
+      await service.close();
+      await host.close();
+    },
+  };
+}
+
+const textOf = (result: CallToolResult) =>
+  result.content.map((block) => block.type === "text" ? block.text : "").join("\n");
+
+Deno.test("SessionHost: calls that arrived together wait for each other", async () => {
+  await using s = await setup();
+  const a = s.call("hold", { key: "a" });
+  const b = s.call("echo", { text: "b" });
+  await s.service.waitParked(b.callId);
+  s.release("a");
+  assert.equal(textOf(await a.result), "released a");
+  assert.equal(textOf(await b.result), "b");
+  // One commit, in arrival order: b was not recorded (nor released) before a.
+  const events = s.store.durableEvents(CONVERSATION);
+  assert.deepEqual(events.map((e) => `${e.type} ${"id" in e ? e.id : ""}`), [
+    `tool_call_request ${a.callId}`,
+    `tool_call_request ${b.callId}`,
+    `tool_call_response ${a.callId}`,
+    `tool_call_response ${b.callId}`,
+  ]);
+});
+
+Deno.test("SessionHost: a call that arrives after its phase was sealed is not held by it", async () => {
+  await using s = await setup();
+  const a = s.call("hold", { key: "a" });
+  const b = s.call("echo", { text: "b" });
+  await s.service.waitParked(b.callId);
+  // b parked: the phase {a, b} is sealed, c opens the next one.
+  const c = s.call("echo", { text: "c" });
+  assert.equal(textOf(await c.result), "c", "c is delivered while a still runs");
+  // A client that always keeps a call open: d arrives while a runs, and is delivered too.
+  const d = s.call("echo", { text: "d" });
+  assert.equal(textOf(await d.result), "d");
+  s.release("a");
+  assert.deepEqual([textOf(await a.result), textOf(await b.result)], ["released a", "b"]);
+  const events = s.store.durableEvents(CONVERSATION);
+  const responses = events.flatMap((e) => e.type === "tool_call_response" ? [e.id] : []);
+  assert.deepEqual(responses, [c.callId, d.callId, a.callId, b.callId], "committed as completed");
+});
