@@ -27,6 +27,13 @@ arguments = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", ${JSON.st
 ${extra}`;
 }
 
+/** How {@linkcode HttpGateway.client} connects. */
+export interface ClientOptions {
+  readonly headers?: Record<string, string>;
+  readonly capabilities?: { sampling?: Record<string, never>; elicitation?: Record<string, never> };
+  readonly setup?: (client: Client) => void;
+}
+
 /** A started gateway over HTTP, its notices, and its workspace. */
 export interface HttpGateway extends AsyncDisposable {
   readonly gateway: Gateway;
@@ -34,8 +41,12 @@ export interface HttpGateway extends AsyncDisposable {
   readonly notices: NoticeFact[];
   readonly workspace: string;
   readonly token: string | undefined;
-  /** An SDK client connected with the token (or `headers`). */
-  client(headers?: Record<string, string>): Promise<Client>;
+  /**
+   * An SDK client connected with the token (or `options.headers`),
+   * declaring `options.capabilities` (default: sampling and elicitation),
+   * after `options.setup` installed its handlers.
+   */
+  client(options?: ClientOptions): Promise<Client>;
   /** The events of the only conversation recorded so far. */
   events(): Promise<StreamEvent[]>;
 }
@@ -67,15 +78,16 @@ export async function startHttpGateway(
     notices,
     workspace,
     token,
-    async client(headers) {
+    async client(options = {}) {
       const client = new Client(
         { name: "gateway-test", version: "1.0.0" },
-        { capabilities: { sampling: {}, elicitation: {} } },
+        { capabilities: options.capabilities ?? { sampling: {}, elicitation: {} } },
       );
+      options.setup?.(client);
+      const headers = options.headers ??
+        (token === undefined ? {} : { authorization: `Bearer ${token}` });
       const transport = new StreamableHTTPClientTransport(serving.url, {
-        requestInit: {
-          headers: headers ?? (token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        },
+        requestInit: { headers },
       });
       await client.connect(transport);
       clients.push(client);
@@ -103,4 +115,129 @@ export function textOf(result: unknown): string {
   return (result as CallToolResult).content
     .flatMap((block) => block.type === "text" ? [block.text] : [])
     .join("\n");
+}
+
+/** The lines a child process writes to one stream, as they come. */
+export class StreamLines {
+  readonly #lines: string[] = [];
+  readonly #waiters: { pattern: RegExp; resolve: (match: RegExpMatchArray) => void }[] = [];
+  /** Resolves with every line once the stream has ended. */
+  readonly ended: Promise<string[]>;
+
+  /** Starts reading `stream`. */
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.ended = this.#read(stream);
+  }
+
+  /** Everything read so far. */
+  get text(): string {
+    return this.#lines.join("\n");
+  }
+
+  /**
+   * The first line matching `pattern` (already read, or when it comes).
+   * Rejects if the stream ends without one.
+   */
+  waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+    for (const line of this.#lines) {
+      const match = line.match(pattern);
+      if (match !== null) return Promise.resolve(match);
+    }
+    const found = Promise.withResolvers<RegExpMatchArray>();
+    this.#waiters.push({ pattern, resolve: found.resolve });
+    void this.ended.then(() =>
+      found.reject(new Error(`no line matched ${pattern} in:\n${this.text}`))
+    );
+    return found.promise;
+  }
+
+  async #read(stream: ReadableStream<Uint8Array>): Promise<string[]> {
+    let pending = "";
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      const parts = (pending + chunk).split("\n");
+      pending = parts.pop() ?? "";
+      for (const line of parts) this.#add(line);
+    }
+    if (pending !== "") this.#add(pending);
+    return this.#lines;
+  }
+
+  #add(line: string): void {
+    this.#lines.push(line);
+    for (const waiter of [...this.#waiters]) {
+      const match = line.match(waiter.pattern);
+      if (match !== null) {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.resolve(match);
+      }
+    }
+  }
+}
+
+/** `spillway serve` running as a child process, as a client or a supervisor sees it. */
+export interface ServeProcess extends AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  /** Its stderr, line by line. */
+  readonly stderr: StreamLines;
+  /** The workspace it records into. */
+  readonly workspace: string;
+  /** Where it serves (HTTP only). */
+  readonly url: URL | undefined;
+}
+
+/** The spillway CLI's path. */
+export const CLI = new URL("../src/cli.ts", import.meta.url).pathname;
+
+/**
+ * Starts `deno run src/cli.ts serve --http 127.0.0.1:0 <flags>` in front of
+ * the conformance upstream (config `upstreamConfig(extra)`), and waits for
+ * it to listen. Disposing sends SIGTERM and waits for the exit.
+ */
+export async function spawnHttpServe(
+  flags: readonly string[],
+  options: { readonly config?: string; readonly env?: Record<string, string> } = {},
+): Promise<ServeProcess> {
+  const dir = await Deno.makeTempDir({ prefix: "spillway-serve-" });
+  const config = join(dir, "config.toml");
+  await Deno.writeTextFile(config, options.config ?? upstreamConfig());
+  const workspace = join(dir, "ws");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      CLI,
+      "serve",
+      "--http",
+      "127.0.0.1:0",
+      "--workspace",
+      workspace,
+      "--config",
+      config,
+      ...flags,
+    ],
+    cwd: dir,
+    env: options.env ?? {},
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new StreamLines(child.stderr);
+  const disposal = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // Already exited.
+    }
+    await child.status;
+    await stderr.ended;
+    await Deno.remove(dir, { recursive: true });
+  };
+  try {
+    const [, url] = await stderr.waitFor(/ tools at (http:\S+)$/) as [string, string];
+    return { child, stderr, workspace, url: new URL(url), [Symbol.asyncDispose]: disposal };
+  } catch (error) {
+    await disposal();
+    throw error;
+  }
 }

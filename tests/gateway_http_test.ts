@@ -93,7 +93,7 @@ Deno.test("a request without the token gets 401 and runs no tool", async () => {
   // fetch() cannot set Host: a DNS-rebound page's request, sent by hand.
   assert.match(await rawStatusLine(gw.serving.url, "evil.example"), /^HTTP\/1\.1 403/);
   assert.equal(gw.gateway.sessions.length, 0, "no session was created");
-  await assert.rejects(() => gw.client({ authorization: "Bearer nope" }));
+  await assert.rejects(() => gw.client({ headers: { authorization: "Bearer nope" } }));
   assert.equal(gw.gateway.sessions.length, 0);
   await assert.rejects(Deno.stat(`${gw.workspace}/conversations`), Deno.errors.NotFound);
 });

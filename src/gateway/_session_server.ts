@@ -69,7 +69,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
     const token = request.params._meta?.progressToken;
     const progress = new ProgressRelay(token, extra);
     const relay: ToolCallRelay = {
-      progress: (update) => progress.send(update),
+      caller: options.session,
+      // Without a token the client wants no progress: the upstream gets none to send.
+      ...(token === undefined ? {} : { progress: (update) => progress.send(update) }),
       log: (message) => {
         const severity = SEVERITY.get(message.level as LoggingLevel);
         if (

@@ -120,6 +120,7 @@ export class Gateway {
       tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
       ...(options.warn === undefined ? {} : { warn: options.warn }),
+      relayInquiries: true,
     });
     const barrierFor = (tool: string): BarrierKind => {
       const result = policyFor(tool).result;

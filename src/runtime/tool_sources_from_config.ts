@@ -34,6 +34,11 @@ export interface ToolSourcesOptions {
   readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
   /** Receives what a person should know (an upstream server started again). Default: the log. */
   readonly warn?: (message: string) => void;
+  /**
+   * Whether callers answer upstream servers' sampling and elicitation
+   * requests (`spillway serve` relays them to its clients). Default: `false`.
+   */
+  readonly relayInquiries?: boolean;
 }
 
 /** Options of {@linkcode upstreamToolSource}. */
@@ -120,6 +125,7 @@ export function upstreamToolSource(
     startupTimeoutMs: provider.startupTimeoutMs,
     ...(options.timeoutFor === undefined ? {} : { timeoutFor: options.timeoutFor }),
     ...(options.warn === undefined ? {} : { warn: options.warn }),
+    relayInquiries: options.relayInquiries ?? false,
   });
 }
 

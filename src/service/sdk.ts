@@ -73,6 +73,7 @@ export {
   LoggingLevelSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   ToolListChangedNotificationSchema,

@@ -41,6 +41,12 @@ export interface CallerRequest {
  * if its client did not support it.
  */
 export interface ToolCallRelay {
+  /**
+   * Who the caller is (a `spillway serve` client session). A log message
+   * that names no call goes to the caller of the calls in flight when they
+   * all have the same one. Default: each call is its own caller.
+   */
+  readonly caller?: string;
   /** Passes a progress update on to the caller (who asked for progress). */
   readonly progress?: (update: ProgressUpdate) => void;
   /** Passes a log message on to the caller. */

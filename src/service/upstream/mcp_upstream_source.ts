@@ -54,6 +54,7 @@ import {
   type LineStdioClientTransportOptions,
 } from "./line_stdio_client_transport.ts";
 import { MALFORMED_REPLY_DATA_KEY, MalformedReplyError } from "./malformed_reply_error.ts";
+import { InquiryFailedError, UpstreamCallRelays } from "./upstream_call_relays.ts";
 
 /**
  * How long a started server gets to answer `initialize` (and then
@@ -102,6 +103,12 @@ export interface McpUpstreamSourceOptions {
    * again after it exited. Default: the structured log only.
    */
   readonly warn?: (message: string) => void;
+  /**
+   * Whether callers can answer the server's sampling and elicitation
+   * requests (`spillway serve` relays them to its clients): spillway then
+   * declares those capabilities to the server. Default: `false`.
+   */
+  readonly relayInquiries?: boolean;
 }
 
 /** One running server and our client on it. */
@@ -142,6 +149,7 @@ export class McpUpstreamSource implements ToolSource {
   readonly #options: McpUpstreamSourceOptions;
   readonly #timeoutFor: (tool: string) => number;
   readonly #startupTimeoutMs: number;
+  readonly #relays: UpstreamCallRelays;
   #connection: Promise<Connection> | undefined;
   /** The connection in its handshake, if one is. */
   #starting: Connection | undefined;
@@ -172,6 +180,9 @@ export class McpUpstreamSource implements ToolSource {
     this.#options = options;
     this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
     this.#startupTimeoutMs = startupTimeoutMs;
+    this.#relays = new UpstreamCallRelays(options.name, {
+      inquiries: options.relayInquiries ?? false,
+    });
   }
 
   /** The running server's pid (its process group id), if it is running. */
@@ -210,15 +221,25 @@ export class McpUpstreamSource implements ToolSource {
     if (!connection.names.has(tool)) throw unknownToolError(this.name, tool);
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     try {
-      const result = await connection.client.request(
-        { method: "tools/call", params: { name: tool, arguments: { ...args } } },
-        CallToolResultSchema,
-        // Our deadline, not the SDK's 60 s default, ends the request.
-        { signal: deadline.signal, timeout: MAX_TIMER_MS },
+      // Progress, log messages, sampling and elicitation of the call reach its caller.
+      const result = await this.#relays.run(
+        options.relay,
+        deadline.signal,
+        ({ signal, meta }) =>
+          connection.client.request(
+            {
+              method: "tools/call",
+              params: { name: tool, arguments: { ...args }, ...(meta ? { _meta: meta } : {}) },
+            },
+            CallToolResultSchema,
+            // Our deadline, not the SDK's 60 s default, ends the request.
+            { signal, timeout: MAX_TIMER_MS },
+          ),
       );
       return withLegacyResult(result);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (error instanceof InquiryFailedError) throw error;
       if (deadline.expired) {
         log.info(plain(
           `${this.name}: tools/call \`${tool}\` ${timedOutText(deadline.timeoutMs)}; ` +
@@ -276,7 +297,8 @@ export class McpUpstreamSource implements ToolSource {
       ...(closeGraceMs === undefined ? {} : { closeGraceMs }),
     });
     const { promise: closed, resolve: markClosed } = Promise.withResolvers<void>();
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: this.#relays.capabilities });
+    this.#relays.install(client);
     // Malformed replies and transport faults reach the client's handler.
     client.onerror = (error) => this.#report(error);
     const connection: Connection = {

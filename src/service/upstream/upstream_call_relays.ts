@@ -1,0 +1,240 @@
+/**
+ * What an upstream MCP server sends back while a call runs, passed on to the
+ * caller of that call (`spillway serve` relays it to the client that made
+ * it): progress, log messages, and the server's own requests, sampling and
+ * elicitation, with the caller's answers back.
+ *
+ * Which call a message belongs to:
+ *
+ * - Progress names its call: spillway gives each relayed `tools/call` its own
+ *   progress token. (Not through the SDK's `onprogress`: the SDK hands a
+ *   notification to its handler a microtask late, and forgets the request's
+ *   progress handler as soon as the response is read, so the last progress
+ *   of a call, read together with its result, was dropped.)
+ * - Log messages and server requests carry no link to a request. MCP lets a
+ *   server say which request they relate to only through the transport (a
+ *   Streamable HTTP server sends them on that request's response stream),
+ *   and the SDK's client does not pass that on; over stdio there is nothing
+ *   to pass on. So they go to the only candidate: a log message to the
+ *   caller (client session) of the calls in flight on that server, when
+ *   they all have the same caller; a sampling or elicitation request to the
+ *   call in flight, when there is exactly one. Otherwise the message is not
+ *   relayed (a log message is dropped and logged; a request is answered
+ *   with an error saying why): a wrong guess would show one client's data
+ *   to another.
+ * - An inquiry the caller declines (elicitation `decline` or `cancel`) or
+ *   fails (an error, no such capability) ends its call: the upstream request
+ *   is cancelled and the call fails with the reason, so it is recorded and
+ *   delivered as an error response like any other failed call.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { reasonText } from "../reason_text.ts";
+import {
+  type Client,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
+} from "../sdk.ts";
+import type { CallerRequest, ToolCallRelay } from "../tool_call_relay.ts";
+
+const log = getLogger(["spillway", "upstream"]);
+
+/** A call in flight on the server. */
+interface RelayedCall {
+  readonly relay: ToolCallRelay | undefined;
+  readonly progressToken: string;
+  readonly controller: AbortController;
+  /** Why an inquiry of this call failed, once one did. */
+  failed?: string;
+}
+
+/** What {@linkcode UpstreamCallRelays.run} hands the request it wraps. */
+export interface RelayedRequestOptions {
+  /** Aborts with the caller's signal, or when an inquiry of the call fails. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta` (its progress token), when its caller asked for progress. */
+  readonly meta?: { readonly progressToken: string };
+}
+
+/** Thrown by {@linkcode UpstreamCallRelays.run} when the caller declined or failed an inquiry. */
+export class InquiryFailedError extends Error {
+  /** @param message why the call ended */
+  constructor(message: string) {
+    super(message);
+    this.name = "InquiryFailedError";
+  }
+}
+
+/**
+ * The relays of one upstream server's calls.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { UpstreamCallRelays } from "./upstream_call_relays.ts";
+ * const relays = new UpstreamCallRelays("mcp.demo", { inquiries: true });
+ * assert.deepEqual(relays.capabilities, { sampling: {}, elicitation: {} });
+ * const result = await relays.run(
+ *   { progress: () => {} },
+ *   new AbortController().signal,
+ *   (options) => Promise.resolve(options.meta?.progressToken),
+ * );
+ * assert.equal(result, "spillway-1");
+ * ```
+ */
+export class UpstreamCallRelays {
+  readonly #source: string;
+  readonly #inquiries: boolean;
+  readonly #calls = new Set<RelayedCall>();
+  readonly #byToken = new Map<string, RelayedCall>();
+  #nextToken = 0;
+
+  /**
+   * @param source the source name, `"mcp.<server>"`, for messages
+   * @param options `inquiries`: whether callers can answer sampling and
+   *   elicitation requests (default `false`: they are not declared to the server)
+   */
+  constructor(source: string, options: { readonly inquiries?: boolean } = {}) {
+    this.#source = source;
+    this.#inquiries = options.inquiries ?? false;
+  }
+
+  /** The capabilities the client of the server declares. */
+  get capabilities(): { sampling?: Record<string, never>; elicitation?: Record<string, never> } {
+    return this.#inquiries ? { sampling: {}, elicitation: {} } : {};
+  }
+
+  /**
+   * Installs the handlers of progress, log messages and (when callers can
+   * answer them) sampling and elicitation on the client of the server,
+   * created with {@linkcode capabilities}, before it connects.
+   */
+  install(client: Client): void {
+    // Replaces the SDK's own progress routing (see the module comment).
+    client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+      const { progressToken, progress, total, message } = notification.params;
+      this.#byToken.get(String(progressToken))?.relay?.progress?.({ progress, total, message });
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      this.#log(notification.params);
+    });
+    if (!this.#inquiries) return;
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (request) => this.#inquire({ method: "sampling/createMessage", params: request.params }),
+    );
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      (request) => this.#inquire({ method: "elicitation/create", params: request.params }),
+    );
+  }
+
+  /**
+   * Runs one request of a call whose caller's side is `relay`: `send` gets
+   * the signal to send it with and the `_meta` to send.
+   *
+   * @throws {InquiryFailedError} when the caller declined or failed one of the call's inquiries
+   * @throws whatever `send` throws otherwise
+   */
+  async run<T>(
+    relay: ToolCallRelay | undefined,
+    signal: AbortSignal,
+    send: (options: RelayedRequestOptions) => Promise<T>,
+  ): Promise<T> {
+    const progressToken = `spillway-${++this.#nextToken}`;
+    const call: RelayedCall = { relay, progressToken, controller: new AbortController() };
+    const onAbort = () => call.controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    this.#calls.add(call);
+    const wantsProgress = relay?.progress !== undefined;
+    if (wantsProgress) this.#byToken.set(progressToken, call);
+    try {
+      const result = await send({
+        signal: call.controller.signal,
+        ...(wantsProgress ? { meta: { progressToken } } : {}),
+      });
+      if (call.failed !== undefined) throw new InquiryFailedError(call.failed);
+      return result;
+    } catch (error) {
+      if (call.failed !== undefined && !signal.aborted) throw new InquiryFailedError(call.failed);
+      throw error;
+    } finally {
+      this.#calls.delete(call);
+      this.#byToken.delete(progressToken);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Passes a log message to the one caller of the calls in flight. */
+  #log(message: { level: string; logger?: string | undefined; data?: unknown }): void {
+    const callers = new Set([...this.#calls].map((call) => call.relay?.caller ?? call));
+    const [call] = this.#calls;
+    if (callers.size !== 1 || call?.relay?.log === undefined) {
+      log.debug("{source}: log message not relayed ({why})", {
+        source: this.#source,
+        why: this.#calls.size === 0
+          ? "no call in flight"
+          : callers.size > 1
+          ? `calls of ${callers.size} callers in flight`
+          : "its caller takes no log messages",
+      });
+      return;
+    }
+    call.relay.log({ level: message.level, logger: message.logger, data: message.data });
+  }
+
+  /** Sends a server request to the caller of the one call in flight. */
+  async #inquire(request: CallerRequest): Promise<Record<string, unknown>> {
+    const what = request.method === "sampling/createMessage" ? "sampling" : "elicitation";
+    if (this.#calls.size !== 1) {
+      throw refusal(
+        ErrorCode.InvalidRequest,
+        this.#calls.size === 0
+          ? `spillway has no call of yours in flight to send this ${what} request to`
+          : `spillway cannot tell which of your ${this.#calls.size} calls in flight this ` +
+            `${what} request belongs to (MCP does not say), so it is not sent to any client`,
+      );
+    }
+    const [call] = this.#calls;
+    const ask = call?.relay?.request;
+    if (call === undefined || ask === undefined) {
+      const reason = `the caller cannot answer ${what} requests`;
+      throw refusal(ErrorCode.InvalidRequest, reason);
+    }
+    let answer: Readonly<Record<string, unknown>>;
+    try {
+      answer = await ask(request);
+    } catch (error) {
+      this.#fail(call, `the client failed the ${what} request: ${reasonText(error)}`);
+      throw refusal(ErrorCode.InternalError, `the client failed the request: ${reasonText(error)}`);
+    }
+    if (what === "elicitation" && answer.action !== "accept") {
+      this.#fail(
+        call,
+        `the client declined the elicitation request (action: ${String(answer.action)})`,
+      );
+    }
+    return { ...answer };
+  }
+
+  /** Ends `call`: its request is cancelled upstream, and it fails with `reason`. */
+  #fail(call: RelayedCall, reason: string): void {
+    call.failed ??= reason;
+    call.controller.abort(new InquiryFailedError(reason));
+  }
+}
+
+/**
+ * An error the SDK answers the server's request with: `code` and `message`
+ * as given (an `McpError` would repeat its "MCP error N:" prefix, which the
+ * server's SDK adds again when it reads the reply).
+ */
+function refusal(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
