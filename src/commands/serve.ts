@@ -16,7 +16,9 @@ import { Gateway } from "../gateway/gateway.ts";
 import { isLoopback } from "../gateway/http_access.ts";
 import { serveHttp } from "../gateway/serve_http.ts";
 import { serveStdio } from "../gateway/serve_stdio.ts";
+import { StopSignals } from "../host/stop_signals.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
+import { reasonText } from "../service/reason_text.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
 import { formatNotice } from "../review/notice.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
@@ -57,7 +59,10 @@ it off, and is refused unless the address is loopback.
 result is larger than SIZE (at least 1KB). Tools are listed with
 _meta["anthropic/maxResultSizeChars"] set to the limit spillway enforces.
 
-SIGINT or SIGTERM: stop accepting calls, fail the parked ones, flush, exit 0.`,
+SIGINT, SIGTERM or SIGHUP: new calls are refused, running calls are
+cancelled (their cancellation_response is recorded), every result is
+recorded and flushed before it is delivered, the upstream servers are
+stopped, and spillway exits 0.`,
   flags: [
     { name: "stdio", kind: "boolean", help: "serve one client on stdin/stdout" },
     {
@@ -136,6 +141,12 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     throw error;
   }
   const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
+  // Listening from the start: a signal while upstream servers start must not
+  // kill spillway and leave them running.
+  using stop = StopSignals.listen({
+    onStop: (_signal, says) =>
+      io.stderr(`spillway serve: ${says}: finishing the calls in flight, then exiting\n`),
+  });
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
   // Notices and warnings name tools (from upstream servers, clients, config): one inert line each.
   const printLine = (line: string) =>
@@ -158,32 +169,41 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
     const quiet = flags.boolean("quiet");
     const where = join(workspace, "conversations");
-    const stop = untilSignal();
+    const stopped = new Promise<void>((resolve) => {
+      if (stop.signal.aborted) resolve();
+      stop.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    let serving: { close(): Promise<void> } | undefined;
     try {
+      if (stop.signal.aborted) return 0;
       if (address === undefined) {
-        const serving = await serveStdio(gateway);
+        const stdio = await serveStdio(gateway);
+        serving = { close: () => stdio.session.close() };
         if (!quiet) {
           io.stderr(
             `spillway serve: ${gateway.tools.length} tools on stdio; ` +
-              `conversation ${serving.session.conversationId} in ${where}\n`,
+              `conversation ${stdio.session.conversationId} in ${where}\n`,
           );
         }
-        await Promise.race([serving.ended, stop.signalled]);
+        await Promise.race([stdio.ended, stopped]);
       } else {
         const token = noAuth ? undefined : io.env[TOKEN_ENV] || generateToken();
-        const serving = await serveHttp(gateway, { ...address, token });
-        try {
-          io.stderr(`spillway serve: ${gateway.tools.length} tools at ${serving.url}\n`);
-          if (token !== undefined && !io.env[TOKEN_ENV]) io.stderr(`bearer token: ${token}\n`);
-          if (!quiet) io.stderr(`conversations: ${where}\n`);
-          await stop.signalled;
-        } finally {
-          await serving.close();
-        }
+        const http = await serveHttp(gateway, { ...address, token });
+        serving = http;
+        io.stderr(`spillway serve: ${gateway.tools.length} tools at ${http.url}\n`);
+        if (token !== undefined && !io.env[TOKEN_ENV]) io.stderr(`bearer token: ${token}\n`);
+        if (!quiet) io.stderr(`conversations: ${where}\n`);
+        await stopped;
       }
     } finally {
-      stop.dispose();
-      await gateway.close();
+      // Calls in flight end first (cancelled, recorded, released), while
+      // their clients are still connected; then the listener goes.
+      await gateway.close(
+        stop.signal.aborted
+          ? `spillway serve is shutting down (${reasonText(stop.signal.reason)})`
+          : undefined,
+      );
+      await serving?.close();
     }
     return 0;
   } finally {
@@ -197,18 +217,4 @@ function generateToken(): string {
     crypto.getRandomValues(new Uint8Array(32)),
     (b) => b.toString(16).padStart(2, "0"),
   ).join("");
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): { signalled: Promise<void>; dispose(): void } {
-  const signalled = Promise.withResolvers<void>();
-  const on = () => signalled.resolve();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const signal of signals) Deno.addSignalListener(signal, on);
-  return {
-    signalled: signalled.promise,
-    dispose: () => {
-      for (const signal of signals) Deno.removeSignalListener(signal, on);
-    },
-  };
 }

@@ -88,6 +88,7 @@ export class Gateway {
   readonly #policyFor: PolicyFor;
   readonly #store: StreamStore;
   readonly #sessions = new Map<string, GatewaySession>();
+  readonly #hosts = new Map<string, SessionHost>();
   #tools: Tool[] = [];
   #nextCall = 0;
   #closing: Promise<void> | undefined;
@@ -174,7 +175,7 @@ export class Gateway {
    * @param id the session id. Default: a random UUID.
    */
   async connect(transport: Transport, id: string = crypto.randomUUID()): Promise<GatewaySession> {
-    if (this.#closing !== undefined) throw new TypeError("the gateway is closed");
+    if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
     const conversationId = newConversationId();
     const host = new SessionHost({
       service: this.#service,
@@ -203,7 +204,12 @@ export class Gateway {
       close: () => {
         closed ??= (async () => {
           this.#sessions.delete(id);
+          this.#hosts.delete(id);
+          // Its running calls are cancelled; the cancellations are recorded
+          // (the client is gone, but the conversation keeps what happened).
+          host.stop("the client disconnected");
           await server.close();
+          await host.drained();
           await host.close();
         })();
         return closed;
@@ -211,6 +217,7 @@ export class Gateway {
     };
     server.onclose = () => void session.close();
     this.#sessions.set(id, session);
+    this.#hosts.set(id, host);
     const blobs = this.#service.blobStore;
     if (blobs !== undefined) serveBlobResources(server, blobs);
     await server.connect(transport);
@@ -218,12 +225,20 @@ export class Gateway {
   }
 
   /**
-   * Stops: every session is disconnected (running calls cancelled, parked
-   * ones failed with "runtime closed"), the tool sources are closed.
-   * Idempotent.
+   * Stops, without leaving a call unrecorded: new calls and sessions are
+   * refused with `reason`; running calls are cancelled and a person
+   * reviewing a result is interrupted, so every phase ends and is recorded,
+   * flushed and released (the cancelled calls with their
+   * `cancellation_response`); then the tool sources are closed (upstream
+   * servers stopped) and the sessions disconnected. Idempotent.
+   *
+   * @param reason what refused calls are told. Default: "spillway serve is shutting down".
    */
-  close(): Promise<void> {
+  close(reason = "spillway serve is shutting down"): Promise<void> {
     this.#closing ??= (async () => {
+      const hosts = [...this.#hosts.values()];
+      for (const host of hosts) host.stop(reason);
+      await Promise.allSettled(hosts.map((host) => host.drained()));
       await this.#service.close();
       await Promise.allSettled([...this.#sessions.values()].map((session) => session.close()));
     })();

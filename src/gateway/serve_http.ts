@@ -86,7 +86,12 @@ export async function serveHttp(
       onsessioninitialized: (sid) => void transports.set(sid, transport),
       onsessionclosed: (sid) => void transports.delete(sid),
     });
-    await gateway.connect(transport, id);
+    try {
+      await gateway.connect(transport, id);
+    } catch (error) {
+      // The gateway is shutting down: no new session.
+      return jsonError(503, error instanceof Error ? error.message : String(error));
+    }
     return await transport.handleRequest(request, { parsedBody: body });
   };
 

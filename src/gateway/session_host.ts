@@ -74,6 +74,12 @@ export class SessionHost {
   #committing: Promise<void> | undefined;
   #stream: Promise<ConversationStream> | undefined;
   readonly #unsubscribe: () => void;
+  /** Why new calls are refused, once {@linkcode stop} was called. */
+  #stopped: string | undefined;
+  /** Aborts the prompts of a person reviewing a result, on {@linkcode stop}. */
+  readonly #stop = new AbortController();
+  /** Who waits for every call to be committed ({@linkcode drained}). */
+  #idle: PromiseWithResolvers<void> | undefined;
 
   /** Starts listening for the session's parked calls. */
   constructor(options: SessionHostOptions) {
@@ -97,6 +103,9 @@ export class SessionHost {
     callId: string,
     run: () => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
+    if (this.#stopped !== undefined) {
+      return { content: [{ type: "text", text: this.#stopped }], isError: true };
+    }
     this.#open ??= { members: new Set(), parked: [] };
     this.#open.members.add(callId);
     this.#phaseOf.set(callId, this.#open);
@@ -110,9 +119,31 @@ export class SessionHost {
         this.#phaseOf.delete(callId);
         phase.members.delete(callId);
         this.#completeIfParked(phase);
+        this.#checkIdle();
       }
     }
     return this.#executor.delivered(callId, result);
+  }
+
+  /**
+   * Winds the session down: new calls are refused with `reason`, running
+   * ones are cancelled (they park as cancelled, so their phase ends and
+   * their cancellation is recorded), and a person reviewing a result is
+   * interrupted. Calls already parked are committed as usual. See
+   * {@linkcode drained}.
+   */
+  stop(reason: string): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = reason;
+    this.#stop.abort(new DOMException(reason, "AbortError"));
+    for (const callId of this.#phaseOf.keys()) this.#options.service.cancel(callId, reason);
+  }
+
+  /** Resolves once no call of the session is running, parked or being committed. */
+  drained(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    this.#idle ??= Promise.withResolvers();
+    return this.#idle.promise;
   }
 
   /** Stops listening; waits for the phases being committed. */
@@ -121,6 +152,17 @@ export class SessionHost {
     while (this.#committing !== undefined) await this.#committing;
     const stream = await this.#stream?.catch(() => undefined);
     await stream?.close();
+  }
+
+  #isIdle(): boolean {
+    return this.#phaseOf.size === 0 && this.#complete.length === 0 &&
+      this.#committing === undefined;
+  }
+
+  #checkIdle(): void {
+    if (this.#idle === undefined || !this.#isIdle()) return;
+    this.#idle.resolve();
+    this.#idle = undefined;
   }
 
   #parked(call: ParkedCall): void {
@@ -157,6 +199,7 @@ export class SessionHost {
     }).finally(() => {
       this.#committing = undefined;
       this.#commitNext();
+      this.#checkIdle();
     });
   }
 
@@ -206,6 +249,7 @@ export class SessionHost {
         prompter,
         stream,
         noticeSink,
+        signal: this.#stop.signal,
       },
     });
     const output = await toPromise(phase.start());

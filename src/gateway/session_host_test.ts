@@ -103,3 +103,22 @@ Deno.test("SessionHost: a call that arrives after its phase was sealed is not he
   const responses = events.flatMap((e) => e.type === "tool_call_response" ? [e.id] : []);
   assert.deepEqual(responses, [c.callId, d.callId, a.callId, b.callId], "committed as completed");
 });
+
+Deno.test("SessionHost.stop: running calls are cancelled and recorded, parked ones committed", async () => {
+  await using s = await setup();
+  const a = s.call("hold", { key: "a" });
+  const b = s.call("echo", { text: "b" });
+  await s.service.waitParked(b.callId);
+  s.host.stop("shutting down");
+  await s.host.drained();
+  const [ra, rb] = [await a.result, await b.result];
+  assert.deepEqual([textOf(ra), ra.isError], ["The user cancelled this tool call.", true]);
+  assert.equal(textOf(rb), "b");
+  const refused = await s.call("echo", { text: "c" }).result;
+  assert.deepEqual([textOf(refused), refused.isError], ["shutting down", true]);
+  const events = s.store.durableEvents(CONVERSATION);
+  assert.deepEqual(
+    events.flatMap((e) => e.type === "tool_call_response" ? [[e.id, e.content]] : []),
+    [[a.callId, "The user cancelled this tool call."], [b.callId, "b"]],
+  );
+});
