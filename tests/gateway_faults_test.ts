@@ -135,3 +135,25 @@ Deno.test("an upstream that crashes mid-call fails that call only; the next call
   const responses = events.flatMap((e) => e.type === "tool_call_response" ? [e.content] : []);
   assert.deepEqual(responses, [before, textOf(crashed), after], "recorded as delivered");
 });
+
+Deno.test("a malformed or unreadable upstream reply fails that call only, recorded as delivered", async () => {
+  const server = new URL("./fixtures/upstream/scripted_server.ts", import.meta.url).pathname;
+  await using gw = await startHttpGateway({
+    config: `[providers.mcp.flaky]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ${JSON.stringify(["run", "--quiet", server, "--quiet"])}
+`,
+  });
+  const client = await gw.client();
+  const results = [];
+  for (const name of ["malformed", "garbage", "echo"]) {
+    results.push(await client.callTool({ name, arguments: { text: "fine" } }));
+  }
+  assert.deepEqual(results.map((r) => r.isError ?? false), [true, true, false]);
+  assert.match(textOf(results[0]), /mcp\.flaky.*malformed/);
+  assert.equal(textOf(results[2]), "fine", "the gateway and the upstream keep serving");
+  const events = await gw.events();
+  const responses = events.flatMap((e) => e.type === "tool_call_response" ? [e.content] : []);
+  assert.deepEqual(responses, results.map(textOf));
+});
