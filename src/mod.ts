@@ -33,6 +33,7 @@ export {
   type SpillwayConfigInit,
 } from "./config/spillway_config.ts";
 export type { LlmProviderConfig } from "./config/llm_provider_config.ts";
+export type { ServeConfig } from "./config/serve_config.ts";
 export type { LlmProviderName, ModelId } from "./config/model_id.ts";
 export { ToolConfigWithDefaults } from "./config/tool_config_with_defaults.ts";
 export type { ToolSettings } from "./config/tool_settings.ts";

@@ -91,6 +91,7 @@ function renderReport(config: SpillwayConfig, io: CommandIo, verbose: boolean): 
     toolsSection(config, verbose, shorten),
     modelSection(config, io.env, shorten),
     providersSection(config.mcpProviders(), shorten),
+    ...serveSection(config, io.env, shorten),
   ];
   const tools = config.toolNames().length;
   const servers = config.mcpProviders().length;
@@ -250,6 +251,40 @@ function modelSection(
     from(provider.origins["api_key_env"]),
   ]);
   return `Model:\n${formatTable(rows)}`;
+}
+
+/**
+ * `[serve]`, when any of it is set (most configurations never serve). Like
+ * the model's key, only whether the token variable is set is shown.
+ */
+function serveSection(
+  config: SpillwayConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  shorten: (path: string) => string,
+): string[] {
+  const { clientCeiling, tokenEnv, allowedOrigins } = config.serve();
+  const settings = [clientCeiling, tokenEnv, allowedOrigins];
+  if (settings.every((setting) => setting === undefined || setting.origin === "default")) return [];
+  const from = (origin: string) =>
+    origin === "default" || origin.startsWith("--") ? origin : shorten(origin);
+  const rows = [["SETTING", "VALUE", "FROM"]];
+  rows.push([
+    "serve.client_ceiling",
+    clientCeiling?.value.toString() ?? "none",
+    from(clientCeiling?.origin ?? "default"),
+  ]);
+  const set = (env[tokenEnv.value] ?? "") !== "";
+  rows.push([
+    "serve.token_env",
+    `${tokenEnv.value} (${set ? "set" : "not set"})`,
+    from(tokenEnv.origin),
+  ]);
+  rows.push([
+    "serve.allowed_origins",
+    allowedOrigins.value.length === 0 ? "none" : allowedOrigins.value.join(", "),
+    from(allowedOrigins.origin),
+  ]);
+  return [`Serve:\n${formatTable(rows)}`];
 }
 
 function providersSection(

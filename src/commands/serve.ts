@@ -10,6 +10,7 @@
 
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
+import { DEFAULT_SERVE_TOKEN_ENV, type ServeConfig } from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { Gateway } from "../gateway/gateway.ts";
@@ -32,8 +33,8 @@ import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_fl
 import { printConfigProblems } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
 
-/** The environment variable holding the HTTP bearer token (else one is generated). */
-export const TOKEN_ENV = "SPILLWAY_SERVE_TOKEN";
+/** The environment variable holding the HTTP bearer token unless `serve.token_env` names another. */
+export const TOKEN_ENV = DEFAULT_SERVE_TOKEN_ENV;
 
 /** `spillway serve`. */
 export const serveCommand: Command = {
@@ -52,11 +53,13 @@ notices and logs go to stderr.
 
 --http [HOST:]PORT: Streamable HTTP at /mcp, bound to 127.0.0.1 unless a
 host is given. Requests need "Authorization: Bearer <token>": the token is
-$${TOKEN_ENV} if set, else generated and printed to stderr. --no-auth turns
+$${TOKEN_ENV} (or the variable serve.token_env names) if set, else generated
+and printed to stderr. --no-auth turns
 it off, and is refused unless the address is loopback.
 
 --client-ceiling SIZE: for clients that move large results into files: no
-result is larger than SIZE (at least 1KB). Tools are listed with
+result is larger than SIZE (at least 1KB); the flag wins over
+serve.client_ceiling. Tools are listed with
 _meta["anthropic/maxResultSizeChars"] set to the limit spillway enforces.
 
 SIGINT, SIGTERM or SIGHUP: new calls are refused, running calls are
@@ -131,7 +134,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
         `that address can run your tools; bind a loopback address (127.0.0.1) or keep the token`,
     );
   }
-  const clientCeiling = parseCeiling(flags.string("client-ceiling"));
+  const ceilingFlag = parseCeiling(flags.string("client-ceiling"));
   const options = configOptionsFromFlags(flags, io);
   let config: SpillwayConfig;
   try {
@@ -140,6 +143,9 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     if (printConfigProblems(error, io)) return 1;
     throw error;
   }
+  const settings = config.serve();
+  const clientCeiling = ceilingFlag ?? settings.clientCeiling?.value;
+  const token = address === undefined || noAuth ? undefined : bearerToken(settings, io);
   const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
   // Listening from the start: a signal while upstream servers start must not
   // kill spillway and leave them running.
@@ -187,11 +193,14 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
         }
         await Promise.race([stdio.ended, stopped]);
       } else {
-        const token = noAuth ? undefined : io.env[TOKEN_ENV] || generateToken();
-        const http = await serveHttp(gateway, { ...address, token });
+        const http = await serveHttp(gateway, {
+          ...address,
+          token: token?.value,
+          allowedOrigins: settings.allowedOrigins.value,
+        });
         serving = http;
         io.stderr(`spillway serve: ${gateway.tools.length} tools at ${http.url}\n`);
-        if (token !== undefined && !io.env[TOKEN_ENV]) io.stderr(`bearer token: ${token}\n`);
+        if (token?.generated === true) io.stderr(`bearer token: ${token.value}\n`);
         if (!quiet) io.stderr(`conversations: ${where}\n`);
         await stopped;
       }
@@ -209,6 +218,26 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   } finally {
     await stopLogging();
   }
+}
+
+/**
+ * The bearer token: the variable `serve.token_env` names (by default
+ * {@linkcode TOKEN_ENV}); unset, a generated one, unless the user named the
+ * variable on purpose: then its absence is an error, not a surprise token.
+ */
+function bearerToken(settings: ServeConfig, io: CommandIo): { value: string; generated: boolean } {
+  const { tokenEnv } = settings;
+  const value = io.env[tokenEnv.value];
+  if (value !== undefined && value !== "") return { value, generated: false };
+  if (tokenEnv.origin !== "default") {
+    throw new SpillwayError(
+      "config_invalid",
+      `${tokenEnv.at}: serve.token_env = "${tokenEnv.value}" names a variable that is not set: ` +
+        `set ${tokenEnv.value} to the token your clients send, or remove serve.token_env to ` +
+        `get a generated token`,
+    );
+  }
+  return { value: generateToken(), generated: true };
 }
 
 /** 32 random bytes, hex. */

@@ -15,6 +15,7 @@ import { BUILTIN_TOOL_DEFAULTS, DEFAULT_STARTUP_TIMEOUT_SECONDS } from "./builti
 import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
+import { DEFAULT_SERVE_TOKEN_ENV, type ServeConfig } from "./serve_config.ts";
 import { SpillwayConfig } from "./spillway_config.ts";
 import { checkMerged, type KeyEnvironment } from "./_check_merged.ts";
 import { indexKeyLines } from "./_key_lines.ts";
@@ -91,6 +92,7 @@ export function buildConfig(
     providers: [...merged.providers].map(([name, settings]) => provider(name, settings)),
     model: { ...model, value: id.id, text: model.value },
     llmProviders: LLM_PROVIDERS.map((name) => llmProvider(name, merged)),
+    serve: serveConfig(merged),
     sources,
   });
 }
@@ -128,6 +130,17 @@ function defaultsLayer(): ConfigLayer {
     "style.results_file_link": value(BUILTIN_TOOL_DEFAULTS["style.results_file_link"]),
   });
   return layer;
+}
+
+/** `[serve]`, its defaults applied. */
+function serveConfig(merged: ConfigLayer): ServeConfig {
+  const byDefault = <T>(value: T): ConfigValue<T> => ({ value, origin: "default", at: "default" });
+  const { client_ceiling, token_env, allowed_origins } = merged.serve;
+  return {
+    ...(client_ceiling === undefined ? {} : { clientCeiling: client_ceiling }),
+    tokenEnv: token_env ?? byDefault(DEFAULT_SERVE_TOKEN_ENV),
+    allowedOrigins: allowed_origins ?? byDefault([]),
+  };
 }
 
 /** A model API's merged settings, its defaults applied. */

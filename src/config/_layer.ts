@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { ByteSize } from "../size/byte_size.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { LlmProviderName } from "./model_id.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -32,6 +33,13 @@ export interface LlmSettings {
   api_key_env?: ConfigValue<string>;
 }
 
+/** The `[serve]` table under construction. */
+export interface ServeSettings {
+  client_ceiling?: ConfigValue<ByteSize>;
+  token_env?: ConfigValue<string>;
+  allowed_origins?: ConfigValue<readonly string[]>;
+}
+
 /** The validated content of one layer, or of several merged. */
 export interface ConfigLayer {
   readonly tools: Map<string, MutableToolSettings>;
@@ -39,13 +47,15 @@ export interface ConfigLayer {
   /** `assistant.model.id`, as written (validated). */
   model?: ConfigValue<string>;
   readonly llm: Map<LlmProviderName, LlmSettings>;
+  /** `[serve]`. */
+  readonly serve: ServeSettings;
   /** Path keys of values that were rejected, so cross-checks do not pile on. */
   readonly invalid: Set<string>;
 }
 
 /** An empty layer. */
 export function emptyLayer(): ConfigLayer {
-  return { tools: new Map(), providers: new Map(), llm: new Map(), invalid: new Set() };
+  return { tools: new Map(), providers: new Map(), llm: new Map(), serve: {}, invalid: new Set() };
 }
 
 /** Merges `layers` in order; later values win key by key. */
@@ -70,6 +80,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
     for (const [name, settings] of layer.llm) {
       merged.llm.set(name, Object.assign(merged.llm.get(name) ?? {}, definedOnly(settings)));
     }
+    Object.assign(merged.serve, definedOnly(layer.serve));
     for (const key of layer.invalid) merged.invalid.add(key);
   }
   return merged;

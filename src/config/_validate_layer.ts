@@ -12,6 +12,7 @@ import { isTable, LayerContext } from "./_layer_context.ts";
 import { validateAssistant } from "./_validate_assistant.ts";
 import { validateLlmProvider } from "./_validate_llm_provider.ts";
 import { validateProvider } from "./_validate_provider.ts";
+import { validateServe } from "./_validate_serve.ts";
 import { validateTool } from "./_validate_tool.ts";
 
 /** Where a layer came from, for origins and messages. */
@@ -34,7 +35,8 @@ export function validateLayer(
     if (key === "conversation") conversation(ctx, value);
     else if (key === "assistant") validateAssistant(ctx, value);
     else if (key === "providers") providers(ctx, value);
-    else ctx.unknownKey([key], ["conversation", "assistant", "providers"]);
+    else if (key === "serve") validateServe(ctx, value);
+    else ctx.unknownKey([key], ["conversation", "assistant", "providers", "serve"]);
   }
   return { layer: ctx.layer, errors: ctx.errors };
 }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { ConfigValue } from "./config_value.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import { isTable, type LayerContext, put } from "./_layer_context.ts";
 import type { LlmSettings } from "./_layer.ts";
@@ -65,8 +66,14 @@ function baseUrl(ctx: LayerContext, path: string[], value: unknown) {
   return ctx.value(path, value);
 }
 
-function envName(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = 'the name of an environment variable, e.g. "OPENAI_API_KEY"';
+/** Checks `value` names an environment variable (`example` shows one). */
+export function envName(
+  ctx: LayerContext,
+  path: string[],
+  value: unknown,
+  example = "OPENAI_API_KEY",
+): ConfigValue<string> | undefined {
+  const expected = `the name of an environment variable, e.g. "${example}"`;
   if (typeof value !== "string") return ctx.wrongType(path, value, expected);
   if (!ENV_NAME.test(value)) return ctx.notValid(path, value, expected);
   return ctx.value(path, value);

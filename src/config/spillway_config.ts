@@ -10,6 +10,7 @@ import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { LlmProviderConfig } from "./llm_provider_config.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
+import { DEFAULT_SERVE_TOKEN_ENV, type ServeConfig } from "./serve_config.ts";
 import type { LlmProviderName, ModelId } from "./model_id.ts";
 import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -24,6 +25,8 @@ export interface SpillwayConfigInit {
   readonly model: ModelSetting;
   /** Every model API, its defaults applied. */
   readonly llmProviders: readonly LlmProviderConfig[];
+  /** `[serve]`, defaults applied. Default: no ceiling, the default token variable, no origins. */
+  readonly serve?: ServeConfig;
   /** The layers looked at, in order. */
   readonly sources: readonly ConfigSource[];
 }
@@ -57,6 +60,7 @@ export class SpillwayConfig {
   readonly #providers: readonly McpProviderConfig[];
   readonly #model: ModelSetting;
   readonly #llmProviders: readonly LlmProviderConfig[];
+  readonly #serve: ServeConfig;
 
   /**
    * Wraps merged, validated settings. Use {@linkcode parseConfig} or
@@ -70,6 +74,10 @@ export class SpillwayConfig {
     this.#providers = init.providers;
     this.#model = init.model;
     this.#llmProviders = init.llmProviders;
+    this.#serve = init.serve ?? {
+      tokenEnv: { value: DEFAULT_SERVE_TOKEN_ENV, origin: "default", at: "default" },
+      allowedOrigins: { value: [], origin: "default", at: "default" },
+    };
   }
 
   /**
@@ -78,6 +86,11 @@ export class SpillwayConfig {
    */
   model(): ModelSetting {
     return this.#model;
+  }
+
+  /** The `[serve]` settings of `spillway serve`, defaults applied. */
+  serve(): ServeConfig {
+    return this.#serve;
   }
 
   /** The `[providers.llm.<name>]` settings of a model API, defaults applied. */

@@ -1,0 +1,90 @@
+/**
+ * Validates the `[serve]` table of a layer: the settings of `spillway
+ * serve` that a user keeps from run to run. `client_ceiling` caps every
+ * result a client gets (as `--client-ceiling` does; the flag wins);
+ * `token_env` names the environment variable holding the HTTP bearer token;
+ * `allowed_origins` lists the web origins, besides loopback ones, whose
+ * pages may call the gateway. The token itself is refused by name: a
+ * secret never goes in a config file.
+ *
+ * @module
+ */
+
+import { ByteSize } from "../size/byte_size.ts";
+import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
+import { formatKeyPath } from "./_key_path.ts";
+import { assignment, isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
+import { envName } from "./_validate_llm_provider.ts";
+
+/** Keys of `[serve]`, in the order messages list them. */
+export const SERVE_KEYS = ["client_ceiling", "token_env", "allowed_origins"] as const;
+
+/** Validates `value` as the `[serve]` table and stores what is valid in `ctx.layer`. */
+export function validateServe(ctx: LayerContext, value: unknown): void {
+  if (!isTable(value)) {
+    ctx.wrongType(["serve"], value, 'a table, e.g. [serve] with client_ceiling = "500KB"');
+    return;
+  }
+  const settings = ctx.layer.serve;
+  for (const [key, item] of Object.entries(value)) {
+    const path = ["serve", key];
+    if (key === "client_ceiling") {
+      put(settings, "client_ceiling", clientCeiling(ctx, path, item));
+    } else if (key === "token_env") {
+      put(settings, "token_env", envName(ctx, path, item, "SPILLWAY_SERVE_TOKEN"));
+    } else if (key === "allowed_origins") {
+      put(settings, "allowed_origins", origins(ctx, path, item));
+    } else if (key === "token") {
+      // Do not quote the value: it is the secret.
+      ctx.fail(
+        path,
+        `${formatKeyPath(path)} is not read: a token never goes in a config file; put it in an ` +
+          `environment variable and name that variable in ${formatKeyPath(["serve", "token_env"])}`,
+      );
+    } else {
+      ctx.unknownKey(path, SERVE_KEYS);
+    }
+  }
+}
+
+function clientCeiling(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = 'a size such as "500KB" or "1MB", or a byte count';
+  if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
+    return ctx.wrongType(path, value, expected);
+  }
+  let size: ByteSize;
+  try {
+    size = ByteSize.parse(value);
+  } catch (error) {
+    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
+  }
+  if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
+    return ctx.fail(
+      path,
+      `${assignment(path, value)} is below the 1KB minimum: leave it out for no client ceiling`,
+    );
+  }
+  return ctx.value(path, size);
+}
+
+function origins(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = 'a list of web origins, e.g. ["https://app.example.com"]';
+  if (!isStringArray(value)) return ctx.wrongType(path, value, expected);
+  for (const origin of value) {
+    if (!isOrigin(origin)) {
+      return ctx.fail(
+        path,
+        `${assignment(path, value)}: \`${origin}\` is not an origin (expected ` +
+          `scheme://host[:port], nothing after it, e.g. "https://app.example.com")`,
+      );
+    }
+  }
+  return ctx.value(path, value as readonly string[]);
+}
+
+/** `http(s)://host[:port]` exactly, as browsers send it in `Origin`. */
+function isOrigin(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === text;
+}

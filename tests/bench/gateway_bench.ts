@@ -1,0 +1,184 @@
+/**
+ * `spillway serve` against the same MCP SDK client calling the upstream
+ * server directly (the conformance upstream of the gateway tests, tool
+ * `big`), over stdio and over Streamable HTTP:
+ *
+ * - "gateway-1KB-<transport>": one `tools/call` with a 1 KB result, direct
+ *   (baseline) vs through the gateway (target: ≤ 1.5× the direct latency);
+ * - "gateway-1KB-x100-<transport>": 100 such calls at once (throughput);
+ * - "gateway-5MB-<transport>": one call whose upstream returns 5 MB. The
+ *   gateway delivers what it records: the 2 MiB batch ceiling's cut (the
+ *   tool's threshold is `unlimited` here).
+ *
+ * Through the gateway every call is also recorded in the session's
+ * conversation and flushed (one fsync per phase) before it is delivered.
+ * The direct servers and the gateways (each in front of its own upstream
+ * over stdio) are started once, before the first bench, and stopped when
+ * the bench process unloads. Run: `deno task bench tests/bench/gateway_bench.ts`.
+ *
+ * @module
+ */
+
+import {
+  type CallToolResult,
+  Client,
+  StdioClientTransport,
+  StreamableHTTPClientTransport,
+} from "../../src/service/sdk.ts";
+
+const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
+const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
+const UPSTREAM_ARGS = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", UPSTREAM];
+
+const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-bench-" });
+const config = `${dir}/config.toml`;
+Deno.writeTextFileSync(
+  config,
+  `[providers.mcp.conf]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ${JSON.stringify(UPSTREAM_ARGS)}
+
+[conversation.tools.big]
+size_threshold = "unlimited"
+`,
+);
+const serveArgs = (workspace: string) => [
+  "run",
+  "-A",
+  "--quiet",
+  CLI,
+  "serve",
+  "--workspace",
+  `${dir}/${workspace}`,
+  "--config",
+  config,
+];
+
+const children: Deno.ChildProcess[] = [];
+
+/** Spawns `args`, returns the first match of `pattern` in its stdout or stderr. */
+async function spawnListening(args: string[], pattern: RegExp): Promise<string> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  children.push(child);
+  const found = Promise.withResolvers<string>();
+  for (const stream of [child.stdout, child.stderr]) {
+    void (async () => {
+      let text = "";
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+        text += chunk;
+        const match = text.match(pattern);
+        if (match !== null) found.resolve(match[1] as string);
+      }
+    })();
+  }
+  return await found.promise;
+}
+
+async function client(transport: StdioClientTransport | StreamableHTTPClientTransport) {
+  const sdk = new Client({ name: "spillway-bench", version: "0" });
+  await sdk.connect(transport);
+  return sdk;
+}
+
+const directStdio = await client(
+  new StdioClientTransport({
+    command: Deno.execPath(),
+    args: UPSTREAM_ARGS,
+    maxBufferSize: 256 * 1024 * 1024,
+  }),
+);
+const gatewayStdio = await client(
+  new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [...serveArgs("stdio"), "--stdio", "--quiet"],
+    maxBufferSize: 256 * 1024 * 1024,
+    stderr: "ignore",
+  }),
+);
+const directPort = await spawnListening([...UPSTREAM_ARGS, "--http", "0"], /listening on (\d+)/);
+const directHttp = await client(
+  new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${directPort}/mcp`)),
+);
+const gatewayUrl = await spawnListening(
+  [...serveArgs("http"), "--http", "127.0.0.1:0", "--no-auth"],
+  /tools at (http:\S+)\n/,
+);
+const gatewayHttp = await client(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
+
+const clients = { directStdio, gatewayStdio, directHttp, gatewayHttp };
+
+globalThis.addEventListener("unload", () => {
+  // Benches have no async teardown: SIGTERM ends the servers (a gateway
+  // stops its own upstream), closing the stdio clients' pipes ends theirs.
+  for (const child of children) child.kill("SIGTERM");
+  for (const sdk of Object.values(clients)) void sdk.close();
+  Deno.removeSync(dir, { recursive: true });
+});
+
+async function big(sdk: Client, bytes: number): Promise<number> {
+  const result = await sdk.callTool({ name: "big", arguments: { bytes } }) as CallToolResult;
+  const block = result.content[0];
+  if (block?.type !== "text") throw new Error("expected text");
+  return block.text.length;
+}
+
+// Warm up: every server started, every path compiled.
+for (const sdk of Object.values(clients)) await big(sdk, 1024);
+
+for (const transport of ["stdio", "http"] as const) {
+  const direct = transport === "stdio" ? directStdio : directHttp;
+  const gateway = transport === "stdio" ? gatewayStdio : gatewayHttp;
+  const group1 = `gateway-1KB-${transport}`;
+  Deno.bench({
+    name: `direct: SDK client → upstream (${transport}), 1 KB`,
+    group: group1,
+    baseline: true,
+    fn: async () => void await big(direct, 1024),
+  });
+  Deno.bench({
+    name: `gateway: SDK client → serve --${transport} → upstream, 1 KB`,
+    group: group1,
+    fn: async () => void await big(gateway, 1024),
+  });
+  const group100 = `gateway-1KB-x100-${transport}`;
+  const hundred = (sdk: Client) =>
+    Promise.all(Array.from({ length: 100 }, () => big(sdk, 1024))).then(() => {});
+  Deno.bench({
+    name: `direct: 100 calls at once (${transport})`,
+    group: group100,
+    baseline: true,
+    fn: () => hundred(direct),
+  });
+  Deno.bench({
+    name: `gateway: 100 calls at once (${transport})`,
+    group: group100,
+    fn: () => hundred(gateway),
+  });
+  const group5 = `gateway-5MB-${transport}`;
+  const FIVE_MB = 5 * 1024 * 1024;
+  Deno.bench({
+    name: `direct: 5 MB result (${transport})`,
+    group: group5,
+    baseline: true,
+    n: 20,
+    warmup: 2,
+    fn: async () => {
+      if (await big(direct, FIVE_MB) !== FIVE_MB) throw new Error("wrong size");
+    },
+  });
+  Deno.bench({
+    name: `gateway: 5 MB result, 2 MiB delivered (${transport})`,
+    group: group5,
+    n: 20,
+    warmup: 2,
+    fn: async () => {
+      if (await big(gateway, FIVE_MB) > 2 * 1024 * 1024) throw new Error("not capped");
+    },
+  });
+}
