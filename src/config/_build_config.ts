@@ -166,11 +166,19 @@ function provider(name: string, settings: ProviderSettings): McpProviderConfig {
     if (value !== undefined) origins[key] = value.origin;
   }
   for (const [key, value] of settings.environment) origins[`environment.${key}`] = value.origin;
+  for (const [key, value] of settings.headers) origins[`headers.${key}`] = value.origin;
   const startupTimeoutMs = Math.round(
     (settings.startup_timeout?.value ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
   );
   if (settings.type?.value === "http") {
-    return { name, type: "http", url: settings.url?.value ?? "", startupTimeoutMs, origins };
+    return {
+      name,
+      type: "http",
+      url: settings.url?.value ?? "",
+      headers: Object.fromEntries([...settings.headers].map(([key, value]) => [key, value.value])),
+      startupTimeoutMs,
+      origins,
+    };
   }
   return {
     name,

@@ -125,6 +125,7 @@ function checkProviders(merged: ConfigLayer): string[] {
         );
       }
       misplaced("url", settings.url, "http");
+      misplaced("headers", settings.headers.values().next().value, "http");
     } else {
       if (settings.url === undefined && !rejected("url")) {
         errors.push(`${type.at}: ${key("type")} = "http" needs url (e.g. ${URL_EXAMPLE})`);

@@ -21,6 +21,8 @@ export interface ProviderSettings {
   command?: ConfigValue<string>;
   arguments?: ConfigValue<readonly string[]>;
   environment: Map<string, ConfigValue<string>>;
+  /** `headers` (http), merged header by header like `environment`. */
+  headers: Map<string, ConfigValue<string>>;
   url?: ConfigValue<string>;
   startup_timeout?: ConfigValue<number>;
   /** Where the table was first written, for messages about missing keys. */
@@ -69,12 +71,17 @@ export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
     for (const [name, settings] of layer.providers) {
       const target = merged.providers.get(name);
       if (target === undefined) {
-        merged.providers.set(name, { ...settings, environment: new Map(settings.environment) });
+        merged.providers.set(name, {
+          ...settings,
+          environment: new Map(settings.environment),
+          headers: new Map(settings.headers),
+        });
         continue;
       }
-      const { environment, at: _at, ...rest } = settings;
+      const { environment, headers, at: _at, ...rest } = settings;
       Object.assign(target, definedOnly(rest));
       for (const [key, value] of environment) target.environment.set(key, value);
+      for (const [key, value] of headers) target.headers.set(key, value);
     }
     if (layer.model !== undefined) merged.model = layer.model;
     for (const [name, settings] of layer.llm) {

@@ -7,6 +7,7 @@
  */
 
 import type { ConfigValue } from "./config_value.ts";
+import { formatKeyPath } from "./_key_path.ts";
 import { isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import type { ProviderSettings } from "./_layer.ts";
 
@@ -17,6 +18,7 @@ export const PROVIDER_KEYS = [
   "arguments",
   "environment",
   "url",
+  "headers",
   "startup_timeout",
 ] as const;
 
@@ -36,7 +38,7 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
     ctx.wrongType(
       base,
       table,
-      "a table with type, command, arguments, environment, url or startup_timeout",
+      "a table with type, command, arguments, environment, url, headers or startup_timeout",
     );
     return;
   }
@@ -49,7 +51,7 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
     return;
   }
   const settings: ProviderSettings = ctx.layer.providers.get(name) ??
-    { environment: new Map(), at: ctx.at(base) };
+    { environment: new Map(), headers: new Map(), at: ctx.at(base) };
   ctx.layer.providers.set(name, settings);
   for (const [key, value] of Object.entries(table)) {
     const path = [...base, key];
@@ -74,6 +76,9 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
         break;
       case "url":
         put(settings, "url", url(ctx, path, value));
+        break;
+      case "headers":
+        headers(ctx, path, value, settings);
         break;
       case "startup_timeout":
         put(settings, "startup_timeout", ctx.seconds(path, value, STARTUP_TIMEOUT_EXAMPLE));
@@ -114,6 +119,34 @@ function environment(
     const itemPath = [...path, key];
     const checked = ctx.string(itemPath, item);
     if (checked !== undefined) settings.environment.set(key, checked);
+  }
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function headers(
+  ctx: LayerContext,
+  path: string[],
+  value: unknown,
+  settings: ProviderSettings,
+): void {
+  if (!isTable(value)) {
+    ctx.wrongType(path, value, 'a table of strings, e.g. { Authorization = "Bearer …" }');
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = [...path, key];
+    if (!HEADER_NAME.test(key)) {
+      ctx.fail(
+        itemPath,
+        `${formatKeyPath(itemPath)} is not an HTTP header name ` +
+          '(expected letters, digits and "-", e.g. "Authorization")',
+      );
+      continue;
+    }
+    const checked = ctx.string(itemPath, item);
+    if (checked !== undefined) settings.headers.set(key, checked);
   }
 }
 

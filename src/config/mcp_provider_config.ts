@@ -41,6 +41,8 @@ export interface McpHttpProviderConfig extends McpProviderBase {
   readonly type: "http";
   /** The endpoint, `http://` or `https://`. */
   readonly url: string;
+  /** Headers sent with every request (e.g. `Authorization`). Defaults to `{}`. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** An upstream MCP server. */

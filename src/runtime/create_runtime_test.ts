@@ -39,14 +39,14 @@ Deno.test("createRuntime() refuses ask/edit without a prompter, naming the entry
   );
 });
 
-Deno.test("createRuntime() refuses an upstream type it cannot reach yet", async () => {
+Deno.test("createRuntime() says so when an HTTP upstream cannot be reached", async () => {
   const error = await startError(
-    `[providers.mcp.docs]\ntype = "http"\nurl = "http://127.0.0.1:1/mcp"`,
+    `[providers.mcp.docs]\ntype = "http"\nurl = "http://127.0.0.1:9/mcp"`,
   );
-  assert.equal(error.code, "config_invalid");
+  assert.equal(error.code, "tool_unavailable");
   assert.equal(
     error.message,
-    `providers.mcp.docs: type = "http" is not supported by this runtime yet (expected "stdio")`,
+    "cannot start upstream server mcp.docs: http://127.0.0.1:9/mcp: it cannot be reached",
   );
 });
 

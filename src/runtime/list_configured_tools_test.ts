@@ -73,8 +73,7 @@ Deno.test("listConfiguredTools() reports servers it could not consult, and why",
     },
     {
       source: "mcp.web",
-      reason: 'providers.mcp.web: type = "http" is not supported by this runtime yet ' +
-        '(expected "stdio")',
+      reason: "cannot start upstream server mcp.web: http://127.0.0.1:9/mcp: it cannot be reached",
     },
   ]);
   assert.deepEqual(found.tools, ["fs_list_files", "fs_read_file"]);

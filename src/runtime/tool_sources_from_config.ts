@@ -9,7 +9,6 @@
 
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
-import { SpillwayError } from "../errors/spillway_error.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { BuiltinToolSource } from "../service/builtin/builtin_tool_source.ts";
@@ -50,8 +49,6 @@ export interface UpstreamToolSourceOptions extends ToolSourcesOptions {
 /**
  * Builds the tool sources the configuration describes. Nothing is started:
  * upstream servers connect on first use.
- *
- * @throws {SpillwayError} `config_invalid` for a provider type this runtime cannot reach yet
  */
 export function toolSourcesFromConfig(
   config: SpillwayConfig,
@@ -98,34 +95,31 @@ export function toolSourcesFromConfig(
 }
 
 /**
- * The tool source of one `providers.mcp.<name>` server (not started yet).
- * `config check` uses it alone to list a server's tools.
- *
- * @throws {SpillwayError} `config_invalid` for a provider type this runtime cannot reach yet
+ * The tool source of one `providers.mcp.<name>` server (not started yet):
+ * a process spillway runs (`stdio`), or an endpoint it connects to
+ * (`http`). `config check` uses it alone to list a server's tools.
  */
 export function upstreamToolSource(
   provider: McpProviderConfig,
   options: UpstreamToolSourceOptions,
 ): ToolSource {
-  if (provider.type !== "stdio") {
-    throw new SpillwayError(
-      "config_invalid",
-      `providers.mcp.${provider.name}: type = "${provider.type}" is not supported by this ` +
-        `runtime yet (expected "stdio")`,
-      { provider: provider.name },
-    );
+  const common = {
+    name: `mcp.${provider.name}`,
+    startupTimeoutMs: provider.startupTimeoutMs,
+    ...(options.timeoutFor === undefined ? {} : { timeoutFor: options.timeoutFor }),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
+    relayInquiries: options.relayInquiries ?? false,
+  };
+  if (provider.type === "http") {
+    return new McpUpstreamSource({ ...common, url: provider.url, headers: provider.headers });
   }
   return new McpUpstreamSource({
-    name: `mcp.${provider.name}`,
+    ...common,
     command: provider.command,
     args: provider.arguments,
     env: provider.environment,
     cwd: options.cwd,
     stderr: options.upstreamStderr ?? "inherit",
-    startupTimeoutMs: provider.startupTimeoutMs,
-    ...(options.timeoutFor === undefined ? {} : { timeoutFor: options.timeoutFor }),
-    ...(options.warn === undefined ? {} : { warn: options.warn }),
-    relayInquiries: options.relayInquiries ?? false,
   });
 }
 

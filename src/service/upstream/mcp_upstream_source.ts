@@ -1,7 +1,9 @@
 /**
- * An upstream MCP server as a tool source (`providers.mcp.<server>` with
- * `type = "stdio"`): spillway is its MCP client, over the linear-time
- * {@linkcode LineStdioClientTransport}. Results pass through as the server
+ * An upstream MCP server as a tool source (`providers.mcp.<server>`):
+ * spillway is its MCP client, over the linear-time
+ * {@linkcode LineStdioClientTransport} (`type = "stdio"`: spillway runs the
+ * server) or over Streamable HTTP ({@linkcode HttpUpstreamTransport},
+ * `type = "http"`: the server runs elsewhere). Results pass through as the server
  * sent them (content blocks, `structuredContent`, `isError`), uncapped: the
  * Host caps them at phase end like any other result.
  *
@@ -16,9 +18,10 @@
  * - A reply that cannot be read fails the call it answers at once; one that
  *   names no waiting request is logged, and the calls still waiting end at
  *   their timeout at the latest.
- * - If the server exits, the calls in flight are lost
- *   ({@linkcode ToolLostError}); the next call starts it again and says so
- *   once (the `warn` option).
+ * - If the server exits (stdio), or cannot be reached or has forgotten our
+ *   session (HTTP), the calls in flight are lost ({@linkcode ToolLostError});
+ *   the next call starts it (connects) again and says so once (the `warn`
+ *   option).
  *
  * Its reports go to spillway's structured log (category
  * `spillway.upstream`, shown by `-v`).
@@ -53,6 +56,7 @@ import {
   LineStdioClientTransport,
   type LineStdioClientTransportOptions,
 } from "./line_stdio_client_transport.ts";
+import { HttpUpstreamTransport } from "./http_upstream_transport.ts";
 import { MALFORMED_REPLY_DATA_KEY, MalformedReplyError } from "./malformed_reply_error.ts";
 import { InquiryFailedError, UpstreamCallRelays } from "./upstream_call_relays.ts";
 
@@ -79,8 +83,12 @@ const log = getLogger(["spillway", "upstream"]);
 export interface McpUpstreamSourceOptions {
   /** The source name, `"mcp.<server>"`. */
   readonly name: string;
-  /** The server's executable. */
-  readonly command: string;
+  /** The server's executable, for a server spillway runs (stdio). Exactly one of it and `url`. */
+  readonly command?: string;
+  /** The server's MCP endpoint, for a server reached over Streamable HTTP. */
+  readonly url?: string;
+  /** Headers sent to `url` with every request (e.g. `Authorization`). Default: none. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Its arguments. Default: none. */
   readonly args?: readonly string[];
   /** Variables added to the inherited environment. Default: none. */
@@ -114,7 +122,7 @@ export interface McpUpstreamSourceOptions {
 /** One running server and our client on it. */
 interface Connection {
   readonly client: Client;
-  readonly transport: LineStdioClientTransport;
+  readonly transport: LineStdioClientTransport | HttpUpstreamTransport;
   /** Resolves when the transport closed (server exited, or we closed it). */
   readonly closed: Promise<void>;
   /** The server's tools, as listed when it started. */
@@ -162,7 +170,8 @@ export class McpUpstreamSource implements ToolSource {
    * Validates the options; the server is started by the first `list()` or `call()`.
    *
    * @param options the server command and limits
-   * @throws {TypeError} when `name` does not start with `mcp.` or `command` is empty
+   * @throws {TypeError} when `name` does not start with `mcp.`, or not exactly one of a
+   *   non-empty `command` and an `http(s)` `url` is given
    * @throws {RangeError} when `startupTimeoutMs` is not a valid time limit
    */
   constructor(options: McpUpstreamSourceOptions) {
@@ -171,8 +180,16 @@ export class McpUpstreamSource implements ToolSource {
         `upstream source name must look like \`mcp.<server>\`, got \`${options.name}\``,
       );
     }
+    if ((options.command === undefined) === (options.url === undefined)) {
+      throw new TypeError(`${options.name}: give either a command (stdio) or a url (http)`);
+    }
     if (options.command === "") {
       throw new TypeError(`${options.name}: command must name the server's executable`);
+    }
+    if (options.url !== undefined && !/^https?:\/\//.test(options.url)) {
+      throw new TypeError(
+        `${options.name}: url must be http:// or https://, got \`${options.url}\``,
+      );
     }
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     requireTimeoutMs(`${options.name}: startupTimeoutMs`, startupTimeoutMs);
@@ -284,18 +301,11 @@ export class McpUpstreamSource implements ToolSource {
     const current = this.#connection;
     if (current !== undefined) return current;
     if (this.#lost !== undefined) {
-      this.#tell(`${this.#lost}; starting it again`);
+      const again = this.#options.url === undefined ? "starting it again" : "connecting again";
+      this.#tell(`${this.#lost}; ${again}`);
       this.#lost = undefined;
     }
-    const { command, args, env, cwd, stderr, closeGraceMs } = this.#options;
-    const transport = new LineStdioClientTransport({
-      command,
-      ...(args === undefined ? {} : { args }),
-      ...(env === undefined ? {} : { env }),
-      ...(cwd === undefined ? {} : { cwd }),
-      ...(stderr === undefined ? {} : { stderr }),
-      ...(closeGraceMs === undefined ? {} : { closeGraceMs }),
-    });
+    const transport = this.#openTransport();
     const { promise: closed, resolve: markClosed } = Promise.withResolvers<void>();
     const client = new Client(CLIENT_INFO, { capabilities: this.#relays.capabilities });
     this.#relays.install(client);
@@ -327,6 +337,22 @@ export class McpUpstreamSource implements ToolSource {
     return connecting;
   }
 
+  /** A transport to the server: its process's stdio, or its HTTP endpoint. */
+  #openTransport(): LineStdioClientTransport | HttpUpstreamTransport {
+    const { command, url, headers, args, env, cwd, stderr, closeGraceMs } = this.#options;
+    if (url !== undefined) {
+      return new HttpUpstreamTransport({ url, ...(headers === undefined ? {} : { headers }) });
+    }
+    return new LineStdioClientTransport({
+      command: command ?? "",
+      ...(args === undefined ? {} : { args }),
+      ...(env === undefined ? {} : { env }),
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(stderr === undefined ? {} : { stderr }),
+      ...(closeGraceMs === undefined ? {} : { closeGraceMs }),
+    });
+  }
+
   /** The handshake and the first listing, under the start-up timeout. */
   async #start(connection: Connection): Promise<Connection> {
     const { client, transport } = connection;
@@ -348,7 +374,12 @@ export class McpUpstreamSource implements ToolSource {
       throw new SpillwayError(
         "tool_unavailable",
         `cannot start upstream server ${this.name}: ${why}`,
-        { source: this.name, command: this.#options.command },
+        {
+          source: this.name,
+          ...(this.#options.url === undefined
+            ? { command: this.#options.command }
+            : { url: this.#options.url }),
+        },
         { cause: error },
       );
     } finally {
@@ -366,6 +397,10 @@ export class McpUpstreamSource implements ToolSource {
     if (error instanceof Deno.errors.NotFound) {
       return `command not found: \`${this.#options.command}\``;
     }
+    const unreachable = transport instanceof HttpUpstreamTransport
+      ? transport.explain(error)
+      : undefined;
+    if (unreachable !== undefined) return `${this.#options.url}: ${unreachable}`;
     const status = transport.exitStatus;
     if (status !== undefined && !transport.closedByUs) {
       return `it exited (${describeExit(status)}) during the MCP handshake`;
@@ -413,6 +448,10 @@ export class McpUpstreamSource implements ToolSource {
   }
 
   #lossText(connection: Connection): string {
+    const { transport } = connection;
+    if (transport instanceof HttpUpstreamTransport && transport.gone !== undefined) {
+      return `upstream server ${this.name} stopped answering (${transport.gone})`;
+    }
     const status = connection.transport.exitStatus;
     if (connection.transport.closedByUs || status === undefined) {
       return `upstream server ${this.name} was closed`;

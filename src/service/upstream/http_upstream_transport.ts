@@ -1,0 +1,142 @@
+/**
+ * The client side of an upstream MCP server reached over Streamable HTTP
+ * (`providers.mcp.<name>` with `type = "http"`): the SDK's
+ * `StreamableHTTPClientTransport`, plus what {@linkcode McpUpstreamSource}
+ * needs to tell a server that went away from one that answered badly.
+ *
+ * An HTTP server does not exit under us the way a stdio server does; it
+ * stops answering. When sending a message fails because the server cannot
+ * be reached (connection refused or reset) or no longer knows our session
+ * (HTTP 404, e.g. after it restarted), the transport closes itself with
+ * that reason, so the calls in flight are lost and the next call connects
+ * again. A server that goes away while a call's answer is being streamed
+ * leaves that call to its timeout.
+ *
+ * @module
+ */
+
+import {
+  type JSONRPCMessage,
+  StreamableHTTPClientTransport,
+  type Transport,
+  type TransportSendOptions,
+} from "../sdk.ts";
+
+/** Options of {@linkcode HttpUpstreamTransport}. */
+export interface HttpUpstreamTransportOptions {
+  /** The server's MCP endpoint, `http://` or `https://`. */
+  readonly url: string;
+  /** Headers sent with every request (e.g. `Authorization`). Default: none. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Streamable HTTP to an upstream server, closing itself when the server is gone. */
+export class HttpUpstreamTransport implements Transport {
+  /** Called once the transport closed (by us, or because the server is gone). */
+  onclose?: Transport["onclose"];
+  /** Called with errors the transport cannot tie to a request. */
+  onerror?: Transport["onerror"];
+  /** Called with every message from the server. */
+  onmessage?: Transport["onmessage"];
+  readonly #inner: StreamableHTTPClientTransport;
+  #closing = false;
+  #closedByUs = false;
+  #gone: string | undefined;
+
+  /** @param options the endpoint and headers */
+  constructor(options: HttpUpstreamTransportOptions) {
+    this.#inner = new StreamableHTTPClientTransport(new URL(options.url), {
+      requestInit: { headers: { ...options.headers } },
+    });
+    this.#inner.onmessage = (message: JSONRPCMessage) => this.onmessage?.(message);
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    this.#inner.onclose = () => this.onclose?.();
+  }
+
+  /** No process: an HTTP server is not spillway's to run. */
+  get pid(): undefined {
+    return undefined;
+  }
+
+  /** No exit status, for the same reason. */
+  get exitStatus(): undefined {
+    return undefined;
+  }
+
+  /** Whether the transport is closing or closed. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** Whether spillway closed it (rather than the server going away). */
+  get closedByUs(): boolean {
+    return this.#closedByUs;
+  }
+
+  /** Why the server is taken as gone ("connection refused"), once it is. */
+  get gone(): string | undefined {
+    return this.#gone;
+  }
+
+  /**
+   * What a failed start says about the server: why it is gone, or the HTTP
+   * status it refused us with (`it answered HTTP 401: …`); `undefined` for
+   * other errors.
+   */
+  explain(error: unknown): string | undefined {
+    if (this.#gone !== undefined) return this.#gone;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (typeof code !== "number" || code < 400) return undefined;
+    const detail = (error as Error).message.replace(/^Streamable HTTP error: /, "");
+    return `it answered HTTP ${code} (${detail.trim()})`;
+  }
+
+  /** Starts the transport. */
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  /** Sends `message`; a server that cannot be reached closes the transport. */
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      const token = options?.resumptionToken;
+      await this.#inner.send(message, token === undefined ? undefined : { resumptionToken: token });
+    } catch (error) {
+      const gone = goneReason(error);
+      if (gone !== undefined && !this.#closing) {
+        this.#gone = gone;
+        await this.#close();
+      }
+      throw error;
+    }
+  }
+
+  /** Closes the transport (ending the session is the server's business). Idempotent. */
+  async close(): Promise<void> {
+    if (!this.#closing) this.#closedByUs = true;
+    await this.#close();
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    await this.#inner.close();
+  }
+}
+
+/** Why `error` (from sending) means the server is gone, or `undefined` when it answered. */
+function goneReason(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (code === 404) return "it no longer knows the session (HTTP 404)";
+  // fetch() rejects with a TypeError ("fetch failed") whose cause says what failed.
+  if (!(error instanceof TypeError)) return undefined;
+  const cause = (error as { cause?: unknown }).cause;
+  const text = `${error.message} ${cause instanceof Error ? cause.message : String(cause ?? "")}`;
+  if (/connection refused/i.test(text)) return "connection refused";
+  if (/connection reset|broken pipe/i.test(text)) return "connection reset";
+  if (/fetch failed|error sending request|dns error|connect/i.test(text)) {
+    return "it cannot be reached";
+  }
+  return undefined;
+}
