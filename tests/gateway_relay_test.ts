@@ -3,7 +3,8 @@
  * call through `spillway serve`: log messages at the client's level,
  * progress on its token, sampling and elicitation requests with the answers
  * back. An inquiry the client declines or cannot answer ends that call with
- * an error response, recorded exactly as delivered.
+ * an error response, recorded exactly as delivered. A change of the
+ * upstream's tool list reaches the clients.
  */
 
 import assert from "node:assert/strict";
@@ -11,6 +12,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
 } from "../src/service/sdk.ts";
 import { startHttpGateway, textOf } from "./gateway_fixtures.ts";
 
@@ -112,4 +114,23 @@ Deno.test("a client that cannot sample gets an error response for that call only
   );
   const after = await client.callTool({ name: "test_simple_text", arguments: {} });
   assert.equal(textOf(after), "This is a simple text response for testing.");
+});
+
+Deno.test("an upstream's tool list change reaches the clients, and the new tool is served", async () => {
+  await using gw = await startHttpGateway();
+  const changed = Promise.withResolvers<void>();
+  const client = await gw.client({
+    setup: (c) =>
+      c.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve()),
+  });
+  const before = (await client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(!before.includes("late"));
+  await client.callTool({ name: "add_tool", arguments: {} });
+  await changed.promise;
+  const late = (await client.listTools()).tools.find((tool) => tool.name === "late");
+  assert.equal(late?._meta?.["anthropic/maxResultSizeChars"], 262_144);
+  assert.equal(
+    textOf(await client.callTool({ name: "late", arguments: {} })),
+    "a late tool answers",
+  );
 });

@@ -143,13 +143,25 @@ export class Gateway {
       await service.close();
       throw error;
     }
-    gateway.#tools = service.list().map((definition) =>
+    gateway.#listTools();
+    // An upstream's tools changed: list them anew and tell every client.
+    service.onToolsChanged(() => {
+      gateway.#listTools();
+      for (const session of gateway.#sessions.values()) {
+        void session.server.sendToolListChanged().catch(() => {});
+      }
+    });
+    return gateway;
+  }
+
+  #listTools(): void {
+    const { config } = this.#options;
+    this.#tools = this.#service.list().map((definition) =>
       listedTool(definition, {
         description: config.tool(definition.name).description(),
-        limitBytes: resultLimit(policyFor(definition.name).sizeThreshold, undefined).bytes,
+        limitBytes: resultLimit(this.#policyFor(definition.name).sizeThreshold, undefined).bytes,
       })
     );
-    return gateway;
   }
 
   /** The tools as clients see them. */

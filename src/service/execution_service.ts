@@ -127,6 +127,8 @@ export class ExecutionService {
   readonly #waiters = new Map<string, ParkWaiter[]>();
   readonly #pendingCancels = new Map<string, string>();
   readonly #listeners = new Set<(call: ParkedCall) => void>();
+  readonly #toolListeners = new Set<() => void>();
+  readonly #unsubscribeSources: (() => void)[] = [];
   readonly #servers = new Set<McpServer>();
   /** `tools/call` handlers still running, and who waits for them to drain (`close()`). */
   #handling = 0;
@@ -159,14 +161,49 @@ export class ExecutionService {
     const listed = await Promise.all(
       this.#options.sources.map(async (source) => [source, await source.list()] as const),
     );
-    this.#routes = resolveToolRoutes(listed, this.#options.toolNames ?? {});
-    this.#tools = [...this.#routes.values()].map(({ definition }) => ({
+    this.#setRoutes(resolveToolRoutes(listed, this.#options.toolNames ?? {}));
+    for (const source of this.#options.sources) {
+      const unsubscribe = source.onToolsChanged?.(() => void this.#relist());
+      if (unsubscribe !== undefined) this.#unsubscribeSources.push(unsubscribe);
+    }
+    if (this.#state === "starting") this.#state = "started";
+  }
+
+  /**
+   * Calls `listener` whenever a source's tools changed and the exported
+   * table was rebuilt ({@linkcode list} returns the new tools). Returns the
+   * unsubscribe function.
+   */
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolListeners.add(listener);
+    return () => this.#toolListeners.delete(listener);
+  }
+
+  #setRoutes(routes: Map<string, ResolvedRoute>): void {
+    this.#routes = routes;
+    this.#tools = [...routes.values()].map(({ definition }) => ({
       name: definition.name,
       description: definition.description,
       // MCP requires an object schema; sources may omit the `type`.
       inputSchema: { type: "object", ...definition.inputSchema } as Tool["inputSchema"],
     }));
-    if (this.#state === "starting") this.#state = "started";
+  }
+
+  /** Rebuilds the tool table after a source said its tools changed. */
+  async #relist(): Promise<void> {
+    try {
+      const listed = await Promise.all(
+        this.#options.sources.map(async (source) => [source, await source.list()] as const),
+      );
+      if (this.#state !== "started") return;
+      this.#setRoutes(resolveToolRoutes(listed, this.#options.toolNames ?? {}));
+    } catch (error) {
+      // A rename that no longer resolves, a name two sources now export:
+      // keep serving the table that worked.
+      log.warn("a tool source's tools changed, but the tool table was kept: {error}", { error });
+      return;
+    }
+    for (const listener of this.#toolListeners) listener();
   }
 
   /** Whether a tool of that exported name exists. */
@@ -329,6 +366,7 @@ export class ExecutionService {
         this.#rejectWaiters(callId, new TypeError(`call \`${callId}\` ended: runtime closed`));
       }
     }
+    for (const unsubscribe of this.#unsubscribeSources.splice(0)) unsubscribe();
     await Promise.allSettled(this.#options.sources.map((source) => source.close()));
     if (this.#handling > 0) {
       this.#drained = Promise.withResolvers<void>();

@@ -83,6 +83,13 @@ export interface ToolSource {
   ): Promise<ToolResult>;
   /** Releases the source's processes and connections. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` whenever the source's tools changed (an upstream
+   * server's `notifications/tools/list_changed`); `list()` then returns the
+   * new ones. Returns the unsubscribe function. Optional: a source whose
+   * tools never change leaves it out.
+   */
+  onToolsChanged?(listener: () => void): () => void;
 }
 
 /**

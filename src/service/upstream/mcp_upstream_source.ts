@@ -35,7 +35,13 @@ import { SpillwayError } from "../../errors/spillway_error.ts";
 import { CallDeadline } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
 import { reasonText } from "../reason_text.ts";
-import { CallToolResultSchema, Client, ErrorCode, McpError } from "../sdk.ts";
+import {
+  CallToolResultSchema,
+  Client,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "../sdk.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
 import {
   type ToolCallOptions,
@@ -162,6 +168,8 @@ export class McpUpstreamSource implements ToolSource {
   /** The connection in its handshake, if one is. */
   #starting: Connection | undefined;
   #live: Connection | undefined;
+  /** Who is told when the server's tools change. */
+  readonly #toolListeners = new Set<() => void>();
   /** How the last connection ended, when the server went away by itself. */
   #lost: string | undefined;
   #closed = false;
@@ -273,6 +281,28 @@ export class McpUpstreamSource implements ToolSource {
     }
   }
 
+  /** Calls `listener` whenever the server said its tools changed and they were listed again. */
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolListeners.add(listener);
+    return () => this.#toolListeners.delete(listener);
+  }
+
+  /** Lists the server's tools again after it said they changed, then tells the listeners. */
+  async #relist(connection: Connection): Promise<void> {
+    if (!connection.ready) return;
+    using deadline = new CallDeadline(undefined, this.#startupTimeoutMs);
+    try {
+      connection.tools = await raceAbort(listTools(connection.client), deadline.signal);
+      connection.names = new Set(connection.tools.map((tool) => tool.name));
+    } catch (error) {
+      log.warn(
+        plain(`${this.name}: its tools changed, but listing them failed: ${reasonText(error)}`),
+      );
+      return;
+    }
+    for (const listener of this.#toolListeners) listener();
+  }
+
   /**
    * Closes the client and stops the server (stdin EOF, then SIGTERM, then SIGKILL), at
    * once even when it is still in its handshake. Idempotent.
@@ -311,6 +341,9 @@ export class McpUpstreamSource implements ToolSource {
     this.#relays.install(client);
     // Malformed replies and transport faults reach the client's handler.
     client.onerror = (error) => this.#report(error);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      void this.#relist(connection);
+    });
     const connection: Connection = {
       client,
       transport,
