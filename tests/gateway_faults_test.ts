@@ -1,7 +1,8 @@
 /**
  * Faults around `spillway serve`, with real processes and SDK clients: a
  * SIGTERM while calls run, a client that goes away mid-call, an upstream
- * that crashes. Each call ends with a response that was recorded before it
+ * that crashes or answers garbage, a call parked for a long time, a
+ * 100 MB result. Each call ends with a response that was recorded before it
  * was delivered, the conversation stays readable, and no upstream process
  * outlives the gateway.
  */
@@ -9,7 +10,8 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
-import { spawnHttpServe, startHttpGateway, textOf } from "./gateway_fixtures.ts";
+import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
+import { spawnHttpServe, startHttpGateway, textOf, upstreamConfig } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
 
 const TOKEN = "fault-test-token";
@@ -156,4 +158,55 @@ arguments = ${JSON.stringify(["run", "--quiet", server, "--quiet"])}
   const events = await gw.events();
   const responses = events.flatMap((e) => e.type === "tool_call_response" ? [e.content] : []);
   assert.deepEqual(responses, results.map(textOf));
+});
+
+Deno.test("a call parked for a person keeps its client's request alive with progress", async () => {
+  const progressed = Promise.withResolvers<void>();
+  const asked: string[] = [];
+  await using gw = await startHttpGateway({
+    config: upstreamConfig(`[conversation.tools.test_simple_text]\nresult = "ask"\n`),
+    gateway: {
+      parkProgressIntervalMs: 5,
+      prompter: scriptedPrompter({
+        // The person answers once the client has been kept waiting a while.
+        ask: async (call) => {
+          asked.push(call.name);
+          await progressed.promise;
+          return { kind: "deliver" };
+        },
+      }),
+    },
+  });
+  const client = await gw.client();
+  const messages: string[] = [];
+  const result = await client.callTool(
+    { name: "test_simple_text", arguments: {} },
+    undefined,
+    {
+      resetTimeoutOnProgress: true,
+      onprogress: (update) => {
+        messages.push(update.message ?? "");
+        if (messages.length === 3) progressed.resolve();
+      },
+    },
+  );
+  assert.equal(textOf(result), "This is a simple text response for testing.");
+  assert.deepEqual(asked, ["test_simple_text"]);
+  assert.ok(messages.length >= 3);
+  assert.deepEqual(
+    [...new Set(messages)],
+    ["the result is waiting to be recorded (review or sibling calls)"],
+  );
+});
+
+Deno.test("a 100 MB upstream result (one 100 MB line) passes: capped, recorded as delivered", async () => {
+  await using gw = await startHttpGateway();
+  const client = await gw.client();
+  const result = await client.callTool({ name: "big", arguments: { bytes: 100 * 1024 * 1024 } });
+  const text = textOf(result);
+  assert.ok(text.endsWith("\n... [truncated, 100.0 MB → 256.0 KB]"), text.slice(-60));
+  const events = await gw.events();
+  const response = events.find((e) => e.type === "tool_call_response");
+  assert.ok(response?.type === "tool_call_response");
+  assert.equal(response.content, text);
 });
