@@ -117,6 +117,7 @@ startup_timeout = 2.5
       name: "remote",
       type: "http",
       url: "https://example.test/mcp",
+      headers: {},
       startupTimeoutMs: 2500,
       origins: { type: "full.toml", url: "full.toml", startup_timeout: "full.toml" },
     },
@@ -203,7 +204,7 @@ cwd = "/"
       "c.toml:4: unknown key conversation.history (expected one of: tools)",
       "c.toml:6: unknown key conversation.tools.x.style.colour (expected one of: inline_results, results_file_link)",
       "c.toml:7: unknown key providers.lsp (expected one of: mcp, llm)",
-      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, url, startup_timeout)",
+      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, url, headers, startup_timeout)",
     ],
   );
 });
