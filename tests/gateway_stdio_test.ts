@@ -2,12 +2,13 @@
  * `spillway serve --stdio` as an MCP client spawns it: a real SDK client
  * over stdio calls a tool whose upstream returns 3 MB. The result is capped
  * with the exact marker, the session's stream holds the identical text,
- * stderr has the notice, and stdout carried nothing but the protocol.
+ * stderr has the notice, and stdout carried nothing but the protocol. A
+ * client that closes stdin mid-call has that call cancelled and recorded.
  */
 
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "../src/service/sdk.ts";
-import { textOf, upstreamConfig } from "./gateway_fixtures.ts";
+import { StreamLines, textOf, upstreamConfig } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
 
 const CLI = new URL("../src/cli.ts", import.meta.url).pathname;
@@ -57,6 +58,71 @@ Deno.test("an SDK client spawning serve --stdio gets 3 MB capped, recorded as de
       "tool_call_response",
     ]);
     assert.equal(lines[1].content, text);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a stdio client that closes stdin mid-call: the call is cancelled and recorded, serve exits 0", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spillway-serve-stdio-" });
+  try {
+    const config = join(dir, "config.toml");
+    await Deno.writeTextFile(config, upstreamConfig());
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        CLI,
+        "serve",
+        "--stdio",
+        "--quiet",
+        "--workspace",
+        "ws",
+        "--config",
+        config,
+      ],
+      cwd: dir,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const stdout = new StreamLines(child.stdout);
+    const writer = child.stdin.getWriter();
+    const send = (message: object) =>
+      writer.write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`));
+    await send({
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    });
+    await stdout.waitFor(/"id":1/);
+    await send({ method: "notifications/initialized" });
+    await send({ id: 2, method: "tools/call", params: { name: "pid", arguments: {} } });
+    const [, pid] = await stdout.waitFor(/"text":"(\d+)".*"id":2\}/) as [string, string];
+    await send({ id: 3, method: "tools/call", params: { name: "hold", arguments: { key: "k" } } });
+    await writer.close();
+    assert.equal((await child.status).code, 0);
+    await stdout.ended;
+    assert.throws(
+      () => Deno.kill(Number(pid), "SIGCONT"),
+      Deno.errors.NotFound,
+      "no upstream survives",
+    );
+    const [conversation] = [...Deno.readDirSync(join(dir, "ws", "conversations"))];
+    const events = Deno.readTextFileSync(
+      join(dir, "ws", "conversations", conversation!.name, "events.jsonl"),
+    ).trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(events.map((e) => [e.type, e.name ?? e.content]), [
+      ["tool_call_request", "pid"],
+      ["tool_call_response", pid],
+      ["tool_call_request", "hold"],
+      ["tool_call_response", "The user cancelled this tool call."],
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
