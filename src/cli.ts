@@ -18,6 +18,7 @@ import { conversationShowCommand } from "./commands/conversation_show.ts";
 import { inspectCommand } from "./commands/inspect.ts";
 import { queryCommand } from "./commands/query.ts";
 import { serveCommand } from "./commands/serve.ts";
+import { printConfigProblems } from "./commands/_config_problems.ts";
 import { formatCommandList } from "./commands/_help.ts";
 import { runProgram } from "./commands/_program.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
@@ -83,6 +84,8 @@ export async function main(
       );
       return EXIT_USAGE;
     }
+    // Found once the tool sources started (a tool a server does not list): as at load.
+    if (printConfigProblems(error, io)) return 1;
     if (error instanceof SpillwayError) {
       printError(`${prefix}: ${error.message}\n`);
       return 1;

@@ -111,7 +111,8 @@ Deno.test("config check lists an upstream server's tools to check the entries na
       "warning: conversation.tools.big_reprot (config.toml:4): no source provides a tool named " +
         "big_reprot, so these settings are never used (did you mean big_report?)\n" +
         'warning: conversation.tools.say (config.toml:6): source = "mcp.demo.ech", but ' +
-        "providers.mcp.demo lists no tool named ech (did you mean echo?)\n",
+        "providers.mcp.demo lists no tool named ech (did you mean echo?), so query and serve " +
+        "will not start\n",
     );
   });
 });

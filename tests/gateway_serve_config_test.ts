@@ -93,7 +93,7 @@ Deno.test("serve.token_env naming an unset variable stops serve at start, saying
     assert.equal(code, 1);
     assert.match(
       new TextDecoder().decode(stderr),
-      /^spillway serve: \S+config\.toml:7: serve\.token_env = "MY_GATEWAY_TOKEN" names a variable that is not set: set MY_GATEWAY_TOKEN to the token your clients send, or remove serve\.token_env to get a generated token/,
+      /^The configuration is invalid \(1 problem\):\n {2}\S+config\.toml:7: serve\.token_env = "MY_GATEWAY_TOKEN" names a variable that is not set: set MY_GATEWAY_TOKEN to the token your clients send, or remove serve\.token_env to get a generated token/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -128,11 +128,20 @@ Deno.test("the command line's error lines show outside text inert", async () => 
     run: () => Promise.reject(error),
   });
   const failed = captureCommandIo();
-  const spillway = new SpillwayError("config_invalid", `tool ${HOSTILE} is wrong`);
+  const spillway = new SpillwayError("tool_unavailable", `tool ${HOSTILE} is wrong`);
   assert.equal(await main(["boom"], failed, [failing(spillway)]), 1);
   assert.equal(
     failed.err(),
     "spillway boom: tool x␛]0;pwned\\x07␛[2J\\x9b1m\nfake\\u202etxt.exe is wrong\n",
+  );
+  // A config problem found once the tools started reads like one found at load: one line each.
+  const invalid = captureCommandIo();
+  const problem = new SpillwayError("config_invalid", `tool ${HOSTILE} is wrong`);
+  assert.equal(await main(["boom"], invalid, [failing(problem)]), 1);
+  assert.equal(
+    invalid.err(),
+    "The configuration is invalid (1 problem):\n" +
+      "  tool x␛]0;pwned\\x07␛[2J\\x9b1m\\x0afake\\u202etxt.exe is wrong\n",
   );
   const internal = captureCommandIo();
   assert.equal(await main(["boom"], internal, [failing(new TypeError(HOSTILE))]), 1);

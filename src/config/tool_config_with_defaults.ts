@@ -9,6 +9,8 @@
 
 import { SizeThreshold } from "../size/size_threshold.ts";
 import { DEFAULT_HEAD_PERCENT, parseTruncationSplit, type Truncation } from "../size/truncation.ts";
+import { formatValue } from "./_format_value.ts";
+import { formatKeyPath } from "./_key_path.ts";
 import { BUILTIN_TOOL_DEFAULTS } from "./builtin_defaults.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -164,6 +166,34 @@ export class ToolConfigWithDefaults {
       return { value, origin: "default", at: "default" };
     }
     return undefined;
+  }
+
+  /**
+   * The setting of `key` as a config problem cites it: where it is set, the
+   * key path of the table that sets it, and the value as written.
+   *
+   * @returns e.g. `config.toml:7: conversation.tools.say.source = "mcp.demo.ech"`;
+   *   `undefined` when no layer sets `key` (it has its built-in default, or none)
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { parseConfig } from "./parse_config.ts";
+   * const config = parseConfig(
+   *   "[conversation.tools.'*']\nrun = \"ask\"\n[conversation.tools.lint]\ntimeout = 30\n",
+   *   "c.toml",
+   * );
+   * assert.equal(config.tool("lint").describe("timeout"), "c.toml:4: conversation.tools.lint.timeout = 30");
+   * assert.equal(config.tool("lint").describe("run"), "c.toml:2: conversation.tools.'*'.run = \"ask\"");
+   * assert.equal(config.tool("lint").describe("source"), undefined);
+   * ```
+   */
+  describe(key: ToolConfigKey): string | undefined {
+    const found = this.#pick(key);
+    if (found === undefined || found.origin === "default") return undefined;
+    const table = this.hasOwn(key) ? this.name : "*";
+    const path = formatKeyPath(["conversation", "tools", table, ...key.split(".")]);
+    return `${found.at}: ${path} = ${formatValue(found.value)}`;
   }
 
   #pick<K extends ToolConfigKey>(key: K): ToolSettings[K] {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { loadConfig } from "./load_config.ts";
 import { parseConfig } from "./parse_config.ts";
 import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
 
@@ -77,6 +78,28 @@ Deno.test("ToolConfigWithDefaults.source() names the upstream tool, renamed or n
 
 Deno.test("ToolConfigWithDefaults cites the line a value was set on", () => {
   assert.equal(CONFIG.tool("own").resolved("result")?.at, "t.toml:8");
+});
+
+Deno.test("ToolConfigWithDefaults.describe() cites a setting as config problems do, from any layer", async () => {
+  assert.equal(
+    CONFIG.tool("renamed").describe("source"),
+    't.toml:15: conversation.tools.renamed.source = "mcp.gh.upstream_name"',
+  );
+  const config = await loadConfig({
+    env: {},
+    cfg: [
+      "providers.mcp.gh.type=stdio",
+      "providers.mcp.gh.command=gh",
+      "conversation.tools.'my.tool'.source=mcp.gh.x",
+    ],
+  });
+  assert.equal(
+    config.tool("my.tool").describe("source"),
+    "--cfg conversation.tools.'my.tool'.source=mcp.gh.x: " +
+      "conversation.tools.'my.tool'.source = \"mcp.gh.x\"",
+  );
+  // A built-in default is set by no layer: there is nothing to cite.
+  assert.equal(config.tool("my.tool").describe("run"), undefined);
 });
 
 Deno.test("ToolConfigWithDefaults built without any layer gives the built-in defaults", () => {

@@ -93,9 +93,11 @@ export function unknownToolWarnings(
       const listed = available.sourceTools?.get(server);
       if (listed !== undefined) {
         if (listed.includes(source.tool)) continue;
+        // The runtime cannot route the entry: query and serve refuse to start with it.
         warnings.push(
           `${entry}: source = "${source.text}", but providers.mcp.${source.server} lists no ` +
-            `tool named ${source.tool}${suggestion(source.tool, listed)}`,
+            `tool named ${source.tool}${suggestion(source.tool, listed)}, ` +
+            "so query and serve will not start",
         );
         continue;
       }

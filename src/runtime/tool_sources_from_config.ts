@@ -78,7 +78,12 @@ export function toolSourcesFromConfig(
         ...(description === undefined ? {} : { description }),
       });
     } else if (source?.kind === "mcp") {
-      routes[name] = { source: `mcp.${source.server}`, sourceTool: source.tool };
+      const origin = tool.describe("source");
+      routes[name] = {
+        source: `mcp.${source.server}`,
+        sourceTool: source.tool,
+        ...(origin === undefined ? {} : { origin }),
+      };
     }
   }
   if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));

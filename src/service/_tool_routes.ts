@@ -5,7 +5,12 @@
  * @module
  */
 
+import { closestName } from "../config/closest_name.ts";
+import { SpillwayError } from "../errors/spillway_error.ts";
 import type { ToolDefinition, ToolSource } from "./tool_source.ts";
+
+/** How many of a source's tool names a message lists when none is close to the one asked for. */
+const LISTED_NAMES = 10;
 
 /** Where an exported tool name points: a source (by name) and its tool. */
 export interface ToolRoute {
@@ -13,6 +18,12 @@ export interface ToolRoute {
   readonly source: string;
   /** The tool's name inside that source. */
   readonly sourceTool: string;
+  /**
+   * What asked for the route, as a message names it: the config entry that
+   * renames the tool, e.g. `config.toml:7: conversation.tools.say.source =
+   * "mcp.demo.ech"`. Default: `` tool `<exported name>` ``.
+   */
+  readonly origin?: string;
 }
 
 /** A resolved route: the source itself and the definition under its exported name. */
@@ -27,6 +38,8 @@ export interface ResolvedRoute {
  * new name; two sources exporting the same name without a rename, an entry
  * naming an unknown source or tool, and duplicate source names are errors.
  *
+ * @throws {SpillwayError} `config_invalid` when a route names a tool its source does not
+ *   list (the one problem is its message and `details.errors`)
  * @throws {TypeError} naming the conflicting tool or source
  */
 export function resolveToolRoutes(
@@ -52,12 +65,7 @@ export function resolveToolRoutes(
     }
     const [source, definitions] = found;
     const definition = definitions.get(route.sourceTool);
-    if (definition === undefined) {
-      throw new TypeError(
-        `tool \`${exported}\` names \`${route.sourceTool}\` of \`${route.source}\`, ` +
-          `which that source does not list`,
-      );
-    }
+    if (definition === undefined) throw unlistedTool(exported, route, [...definitions.keys()]);
     if (exported !== route.sourceTool) renamed.add(`${route.source}\0${route.sourceTool}`);
     routes.set(exported, {
       source,
@@ -83,4 +91,29 @@ export function resolveToolRoutes(
     }
   }
   return routes;
+}
+
+/**
+ * A route to a tool its source does not list (a typo in the config, or a
+ * server that changed its tools), naming the closest tool the source lists.
+ */
+function unlistedTool(exported: string, route: ToolRoute, listed: readonly string[]): Error {
+  const close = closestName(route.sourceTool, listed);
+  const names = [...listed].sort();
+  const hint = close !== undefined
+    ? `did you mean ${close}?`
+    : names.length === 0
+    ? "it lists no tools"
+    : `it lists ${names.slice(0, LISTED_NAMES).join(", ")}${
+      names.length > LISTED_NAMES ? ` and ${names.length - LISTED_NAMES} more` : ""
+    }`;
+  const message = `${route.origin ?? `tool \`${exported}\``} names tool ${route.sourceTool}, ` +
+    `which ${route.source} does not list (${hint})`;
+  return new SpillwayError("config_invalid", message, {
+    errors: [message],
+    tool: exported,
+    source: route.source,
+    sourceTool: route.sourceTool,
+    ...(close === undefined ? {} : { suggestion: close }),
+  });
 }

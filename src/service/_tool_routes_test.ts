@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SpillwayError } from "../errors/spillway_error.ts";
 import { resolveToolRoutes } from "./_tool_routes.ts";
 import type { ToolDefinition, ToolSource } from "./tool_source.ts";
 
@@ -48,10 +49,52 @@ Deno.test("resolveToolRoutes() refuses conflicts and unknown names", () => {
       message: "tool `y` names the source `b`, which does not exist (sources: a)",
     },
   );
+});
+
+Deno.test("resolveToolRoutes() refuses a route to a tool its source does not list, as a config problem", () => {
+  const sources = [source("builtin", "fs_read_file"), source("mcp.x", "echo", "wait", "crash")];
+  const origin = 'config.toml:7: conversation.tools.say.source = "mcp.x.ech"';
+  const message = `${origin} names tool ech, which mcp.x does not list (did you mean echo?)`;
   assert.throws(
-    () => resolveToolRoutes([source("a", "x")], { y: { source: "a", sourceTool: "z" } }),
-    {
-      message: "tool `y` names `z` of `a`, which that source does not list",
+    () => resolveToolRoutes(sources, { say: { source: "mcp.x", sourceTool: "ech", origin } }),
+    (error) => {
+      assert.ok(error instanceof SpillwayError);
+      assert.equal(error.code, "config_invalid");
+      assert.equal(error.message, message);
+      assert.deepEqual(error.details, {
+        errors: [message],
+        tool: "say",
+        source: "mcp.x",
+        sourceTool: "ech",
+        suggestion: "echo",
+      });
+      return true;
     },
+  );
+});
+
+Deno.test("resolveToolRoutes() lists what the source has when no tool name is close", () => {
+  const unlisted = (...tools: string[]) => {
+    try {
+      resolveToolRoutes([source("mcp.x", ...tools)], { y: { source: "mcp.x", sourceTool: "zzz" } });
+    } catch (error) {
+      assert.ok(error instanceof SpillwayError);
+      return error.message;
+    }
+    assert.fail("no error");
+  };
+  assert.equal(
+    unlisted(),
+    "tool `y` names tool zzz, which mcp.x does not list (it lists no tools)",
+  );
+  assert.equal(
+    unlisted("wait", "echo"),
+    "tool `y` names tool zzz, which mcp.x does not list (it lists echo, wait)",
+  );
+  const many = Array.from({ length: 12 }, (_, i) => `tool_${String(i).padStart(2, "0")}`);
+  assert.equal(
+    unlisted(...many.toReversed()),
+    "tool `y` names tool zzz, which mcp.x does not list (it lists " +
+      `${many.slice(0, 10).join(", ")} and 2 more)`,
   );
 });

@@ -153,6 +153,8 @@ export class ExecutionService {
    * Lists every source's tools and builds the exported tool table.
    *
    * @throws {TypeError} when called twice, on duplicate or unknown names (see `toolNames`)
+   * @throws {SpillwayError} `config_invalid` when a `toolNames` entry names a tool its
+   *   source does not list
    * @throws whatever a source's `list()` throws
    */
   async start(): Promise<void> {
