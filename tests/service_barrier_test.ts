@@ -329,8 +329,9 @@ Deno.test("start() refuses two sources exporting the same tool name", async () =
     barrierFor: () => "record",
   });
   await assert.rejects(service.start(), {
-    name: "TypeError",
-    message: "tool `big` is exported by both `a` and `b`: rename one of them in the config",
+    name: "SpillwayError",
+    code: "config_invalid",
+    message: "a and b both list a tool named big: give one of them another name",
   });
   await service.close();
 });

@@ -38,9 +38,11 @@ export interface ResolvedRoute {
  * new name; two sources exporting the same name without a rename, an entry
  * naming an unknown source or tool, and duplicate source names are errors.
  *
- * @throws {SpillwayError} `config_invalid` when a route names a tool its source does not
- *   list (the one problem is its message and `details.errors`)
- * @throws {TypeError} naming the conflicting tool or source
+ * @throws {SpillwayError} `config_invalid` when routes name tools their sources do not
+ *   list, or two sources list a tool of the same name that no route renames (each
+ *   problem a line of `details.errors`)
+ * @throws {TypeError} when a route names a source that does not exist, or two sources
+ *   share a name
  */
 export function resolveToolRoutes(
   listed: readonly (readonly [ToolSource, readonly ToolDefinition[]])[],
@@ -55,6 +57,7 @@ export function resolveToolRoutes(
   }
   const routes = new Map<string, ResolvedRoute>();
   const renamed = new Set<string>();
+  const problems: string[] = [];
   for (const [exported, route] of Object.entries(toolNames)) {
     const found = bySource.get(route.source);
     if (found === undefined) {
@@ -65,7 +68,10 @@ export function resolveToolRoutes(
     }
     const [source, definitions] = found;
     const definition = definitions.get(route.sourceTool);
-    if (definition === undefined) throw unlistedTool(exported, route, [...definitions.keys()]);
+    if (definition === undefined) {
+      problems.push(unlistedTool(exported, route, [...definitions.keys()]));
+      continue;
+    }
     if (exported !== route.sourceTool) renamed.add(`${route.source}\0${route.sourceTool}`);
     routes.set(exported, {
       source,
@@ -81,14 +87,15 @@ export function resolveToolRoutes(
       if (renamed.has(`${name}\0${definition.name}`)) continue;
       const owner = implicitOwner.get(definition.name);
       if (owner !== undefined) {
-        throw new TypeError(
-          `tool \`${definition.name}\` is exported by both \`${owner}\` and \`${name}\`: ` +
-            `rename one of them in the config`,
-        );
+        problems.push(sharedName(definition.name, owner, name));
+        continue;
       }
       implicitOwner.set(definition.name, name);
       routes.set(definition.name, { source, sourceTool: definition.name, definition });
     }
+  }
+  if (problems.length > 0) {
+    throw new SpillwayError("config_invalid", problems.join("\n"), { errors: problems });
   }
   return routes;
 }
@@ -97,7 +104,7 @@ export function resolveToolRoutes(
  * A route to a tool its source does not list (a typo in the config, or a
  * server that changed its tools), naming the closest tool the source lists.
  */
-function unlistedTool(exported: string, route: ToolRoute, listed: readonly string[]): Error {
+function unlistedTool(exported: string, route: ToolRoute, listed: readonly string[]): string {
   const close = closestName(route.sourceTool, listed);
   const names = [...listed].sort();
   const hint = close !== undefined
@@ -107,13 +114,22 @@ function unlistedTool(exported: string, route: ToolRoute, listed: readonly strin
     : `it lists ${names.slice(0, LISTED_NAMES).join(", ")}${
       names.length > LISTED_NAMES ? ` and ${names.length - LISTED_NAMES} more` : ""
     }`;
-  const message = `${route.origin ?? `tool \`${exported}\``} names tool ${route.sourceTool}, ` +
+  return `${route.origin ?? `tool \`${exported}\``} names tool ${route.sourceTool}, ` +
     `which ${route.source} does not list (${hint})`;
-  return new SpillwayError("config_invalid", message, {
-    errors: [message],
-    tool: exported,
-    source: route.source,
-    sourceTool: route.sourceTool,
-    ...(close === undefined ? {} : { suggestion: close }),
-  });
+}
+
+/**
+ * Two sources list a tool of the same name (two instances of one server, a
+ * local tool named like a builtin one): say which, and how to rename one.
+ */
+function sharedName(tool: string, first: string, second: string): string {
+  const server = [second, first].find((source) => source.startsWith("mcp."));
+  const how = server === undefined
+    ? (first === "local" || second === "local"
+      ? "give the local tool another name"
+      : "give one of them another name")
+    : `rename one with an entry such as [conversation.tools.${
+      server.slice(4)
+    }_${tool}] source = "${server}.${tool}"`;
+  return `${first} and ${second} both list a tool named ${tool}: ${how}`;
 }
