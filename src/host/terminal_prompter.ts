@@ -11,6 +11,7 @@ import { utf8Length } from "../size/cap_text.ts";
 import type { Prompter, ResultDecision, RunDecision } from "../machines/prompter.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { fileNamePart } from "./file_name_part.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
 import type { TerminalSpinner } from "./terminal_spinner.ts";
@@ -104,7 +105,7 @@ export class TerminalPrompter implements Prompter {
           case "edit": {
             if (mode === "edit") this.#say("opening the editor");
             const edited = await this.#editText(
-              `${call.name}-arguments`,
+              `${fileNamePart(call.name)}-arguments`,
               JSON.stringify(call.arguments, null, 2),
               signal,
             );
@@ -136,13 +137,17 @@ export class TerminalPrompter implements Prompter {
     response: ToolCallResponse,
     signal: AbortSignal,
   ): Promise<ResultDecision> {
-    const edited = await this.#editText(call.name, response.content, signal);
+    const edited = await this.#editText(fileNamePart(call.name), response.content, signal);
     return edited === undefined || edited === response.content
       ? { kind: "deliver" }
       : { kind: "edit", content: edited };
   }
 
-  /** Opens the editor on `text`; the edited text, or undefined when the editor failed. */
+  /**
+   * Opens the editor on `text` in a temp file named after `name` (a
+   * {@linkcode fileNamePart}: tool names come from outside); the edited
+   * text, or undefined when the editor failed.
+   */
   async #editText(name: string, text: string, signal: AbortSignal): Promise<string | undefined> {
     const path = await Deno.makeTempFile({
       ...(this.#tempDir === undefined ? {} : { dir: this.#tempDir }),

@@ -60,3 +60,47 @@ Deno.test("TerminalPrompter.approveRun() runs, skips, or runs with edited argume
   });
   assert.deepEqual(await broken.approveRun(call, "edit", signal), { kind: "skip" });
 });
+
+Deno.test("TerminalPrompter edits in a temp file inside its folder whatever the tool is named", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spillway_prompter_" });
+  try {
+    const tempDir = `${dir}/edits`;
+    await Deno.mkdir(tempDir);
+    const seen = `${dir}/paths.txt`;
+    // The editor notes the file it was given and writes its own text there.
+    const script = `await Deno.writeTextFile(${JSON.stringify(seen)}, Deno.args[0] + "\\n", ` +
+      `{ append: true }); await Deno.writeTextFile(Deno.args[0], '{"edited": true}');`;
+    const io = captureCommandIo();
+    const prompter = new TerminalPrompter({
+      io,
+      readLine: answers("e"),
+      editor: [Deno.execPath(), "eval", script],
+      tempDir,
+    });
+    const hostile = {
+      ...call,
+      name: `../../escape/\u001b]0;title\u0007\n${"y".repeat(500)}`,
+    };
+    assert.deepEqual(await prompter.edit(hostile, response, signal), {
+      kind: "edit",
+      content: '{"edited": true}',
+    });
+    assert.deepEqual(await prompter.approveRun(hostile, "ask", signal), {
+      kind: "edit",
+      arguments: { edited: true },
+    });
+    const paths = (await Deno.readTextFile(seen)).trimEnd().split("\n");
+    assert.equal(paths.length, 2);
+    for (const path of paths) {
+      assert.ok(path.startsWith(`${tempDir}/spillway-`), path);
+      const name = path.slice(tempDir.length + 1);
+      assert.match(name, /^spillway-_\._\.\._escape___0_title__y+-(arguments-)?[^/]+\.txt$/);
+      assert.ok(name.length < 128, `${name.length} characters`);
+    }
+    assert.match(paths[1] ?? "", /-arguments-/);
+    // Both files were removed once read back.
+    assert.deepEqual([...Deno.readDirSync(tempDir)], []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
