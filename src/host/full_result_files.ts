@@ -12,6 +12,7 @@
  */
 
 import { join } from "node:path";
+import { fileNamePart } from "./file_name_part.ts";
 
 /** Chunk size for writing: the whole text is never encoded at once. */
 const WRITE_CHUNK_BYTES = 1024 * 1024;
@@ -41,7 +42,7 @@ export class FullResultFiles {
     const known = this.#saved.get(callId);
     if (known !== undefined) return known;
     Deno.mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    const base = callId.replace(/[^A-Za-z0-9._-]/g, "_");
+    const base = fileNamePart(callId);
     for (let n = 1;; n++) {
       const path = join(this.#dir, n === 1 ? `${base}.txt` : `${base}-${n}.txt`);
       let file: Deno.FsFile;

@@ -21,8 +21,14 @@ Deno.test("FullResultFiles writes exactly the UTF-8 of the text, pairs across ch
 Deno.test("FullResultFiles makes call ids safe file names", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const path = new FullResultFiles(dir).save("../../etc/passwd", "x");
-    assert.equal(path, join(dir, ".._.._etc_passwd.txt"));
+    const files = new FullResultFiles(dir);
+    assert.equal(files.save("../../etc/passwd", "x"), join(dir, "_._.._etc_passwd.txt"));
+    assert.equal(files.save(".env", "x"), join(dir, "_env.txt"), "not a hidden file");
+    // Past the 255-byte name limit, and two ids alike in their first 64 characters.
+    const long = "c".repeat(1000);
+    assert.equal(files.save(`${long}1`, "one"), join(dir, `${"c".repeat(64)}.txt`));
+    assert.equal(files.save(`${long}2`, "two"), join(dir, `${"c".repeat(64)}-2.txt`));
+    assert.equal(await Deno.readTextFile(join(dir, `${"c".repeat(64)}-2.txt`)), "two");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
