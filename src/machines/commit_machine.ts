@@ -174,7 +174,7 @@ function releasesOf(context: CommitContext): Release[] {
     const review = context.spent[i] as Review;
     releases.push(
       failure === undefined
-        ? { record, ack: acknowledgementOf(review), recorded: recordedResponse(review) }
+        ? { record, ack: acknowledgementOf(review), recorded: context.recorded[i] }
         : {
           record,
           ack: { kind: "fail", message: notRecordedMessage(record.call.id, failure) },

@@ -34,19 +34,22 @@ export function runUnattendedCalls(
   { input }: { input: UnattendedCallsInput },
 ): Promise<IndexedReview[]> {
   const { observer } = input;
-  return Promise.all(input.records.map(async ({ index, call, policy, link }) => {
+  // A promise chain per call rather than an async function: the batch holds
+  // thousands of them at once, and a suspended async function keeps more.
+  return Promise.all(input.records.map(({ index, call, policy, link }) => {
     if (link === undefined || policy === undefined) {
       throw new TypeError(`call ${call.id} has no execution link or policy to run with`);
     }
     observe(observer, (o) => o.toolCallStarted?.(call));
-    const outcome = await link.start(call);
-    const review = outcome.kind !== "executed"
-      ? reviewOfEarlyEnd(call, policy.cancellationResponse, outcome)
-      : policy.result === "skip"
-      ? withheldResultReview(call)
-      : acceptedReview(call.name, outcome.response);
-    // The observer (the terminal) gets the uncapped response: the cap is a delivery limit.
-    observe(observer, (o) => o.toolCallResult?.(call, review.response));
-    return { index, review };
+    return link.start(call).then((outcome): IndexedReview => {
+      const review = outcome.kind !== "executed"
+        ? reviewOfEarlyEnd(call, policy.cancellationResponse, outcome)
+        : policy.result === "skip"
+        ? withheldResultReview(call)
+        : acceptedReview(call.name, outcome.response);
+      // The observer (the terminal) gets the uncapped response: the cap is a delivery limit.
+      observe(observer, (o) => o.toolCallResult?.(call, review.response));
+      return { index, review };
+    });
   }));
 }

@@ -9,10 +9,11 @@
  * @module
  */
 
+import { type Deadline, deadlineQueue } from "./_deadline_queue.ts";
 import { requireTimeoutMs } from "./tool_timeout.ts";
 
 /**
- * A timer and an abort signal joined: dispose it (`using`) to clear the timer.
+ * A deadline and an abort signal joined: dispose it (`using`) to drop the deadline.
  *
  * @example
  * ```ts
@@ -35,7 +36,9 @@ export class CallDeadline implements Disposable {
   readonly signal: AbortSignal;
   /** The limit, in ms. */
   readonly timeoutMs: number;
-  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #deadline: Deadline;
+  readonly #caller: AbortSignal | undefined;
+  readonly #follow: () => void;
   #expired = false;
 
   /**
@@ -49,14 +52,19 @@ export class CallDeadline implements Disposable {
     requireTimeoutMs("timeoutMs", timeoutMs);
     const controller = new AbortController();
     this.timeoutMs = timeoutMs;
-    this.signal = signal === undefined ? controller.signal : AbortSignal.any([
-      signal,
-      controller.signal,
-    ]);
-    this.#timer = setTimeout(() => {
+    this.signal = controller.signal;
+    // One listener on the caller's signal, removed on dispose, rather than
+    // AbortSignal.any: under Deno that allocates weak references per source
+    // and dependent, a measurable share of a 1,000-call batch.
+    this.#caller = signal;
+    this.#follow = () => controller.abort(signal?.reason);
+    if (signal?.aborted) controller.abort(signal.reason);
+    else signal?.addEventListener("abort", this.#follow, { once: true });
+    // One timer for all deadlines of this length: a timer per call cost more than the call.
+    this.#deadline = deadlineQueue(timeoutMs).add(() => {
       this.#expired = true;
       controller.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, "TimeoutError"));
-    }, timeoutMs);
+    });
   }
 
   /** Whether the deadline passed (rather than the caller aborting first). */
@@ -64,8 +72,9 @@ export class CallDeadline implements Disposable {
     return this.#expired;
   }
 
-  /** Clears the timer. Idempotent. */
+  /** Drops the deadline and stops following the caller's signal. Idempotent. */
   [Symbol.dispose](): void {
-    clearTimeout(this.#timer);
+    this.#deadline.cancel();
+    this.#caller?.removeEventListener("abort", this.#follow);
   }
 }

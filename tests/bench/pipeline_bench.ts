@@ -1,44 +1,59 @@
 /**
- * The whole pipeline (docs/performance.md): one turn whose assistant message asks for
- * 1,000 calls of 1 KB each, executed, capped at phase end, spent against the
- * batch ceiling, recorded, flushed and released. The target is ≥ 10,000
- * calls/s end to end (≤ 100 ms per 1,000-call turn) for the real executor
- * and the file store; calls/s = 1,000 / the time per iteration.
+ * The whole pipeline against the MCP floor (docs/performance.md), in one run:
  *
- * - Baseline: 1,000 concurrent bare MCP `callTool` round trips over the
- *   in-memory transport to a plain McpServer tool returning 1 KB — what the
- *   SDK alone costs for the same calls, with no barrier, machine or store.
- * - The full pipeline through `createRuntime`: the builtin source with a
- *   1 KB tool registered in code, the in-process execution service, the
- *   McpExecutor, the machines and the file store in a temp workspace. One
- *   query is one turn: turn_start, two provider requests (1,000 calls in
- *   cycle 0, a plain answer in cycle 1), the commit (one fsync), turn_end,
- *   plus opening and closing the conversation.
- * - The same turn with the `MockExecutor` and the in-memory store, which
- *   measures the machines themselves; its 4,000-call variant checks that the
- *   phase stays linear in its number of calls.
- * - For reference, 1,000 bare XState actors (create, start, 3 events, stop):
- *   the floor XState itself sets.
+ * - baseline: 1,000 concurrent bare MCP `callTool` round trips over the
+ *   in-memory transport to a plain `McpServer` tool returning 1 KB: what the
+ *   SDK alone costs for the same calls, with no barrier, machine or store;
+ * - one turn of 1,000 calls of 1 KB through one long-lived runtime
+ *   (`createRuntime`: the builtin source, the execution service, the
+ *   `McpExecutor`, the machines and the file store in a temp workspace):
+ *   `turn_start`, the request answered with 1,000 calls (flushed), the phase
+ *   (run, park, cap, record, one fsync, release), the second request answered
+ *   with text, `turn_end` (flushed);
+ * - the same turn the way the README embeds spillway: `createRuntime`, one
+ *   query, `close()`;
+ * - the same turn with 10,000 calls (target: ≤ 11× the 1,000-call turn):
+ *   10 MiB of responses, so the batch ceiling cuts each to its 209-byte share
+ *   (and prints 10,000 notices, to a sink that drops them);
+ * - the machines alone: 1,000 calls with `MockExecutor` and the memory store.
+ *
+ * Group "one call": one call through the phase (the `McpExecutor`, the file
+ * store: one fsync) against the floor of a bare `callTool` plus one 1 KB
+ * append + fsync (target: less than 1 ms more).
+ *
+ * Every iteration checks its workload before it counts (every call ran and
+ * its 1 KB response was recorded as it was delivered; the first turn of each
+ * size is also read back from its file), and when the run ends a summary
+ * prints the ratios the targets are about, from the medians of this run.
  *
  * @module
  */
 
 import { join } from "node:path";
-import { assign, createActor, setup } from "xstate";
+import { createActor, toPromise } from "xstate";
 import { parseConfig } from "../../src/config/parse_config.ts";
-import { MockExecutor } from "../../src/testing/mock_executor.ts";
+import { phaseMachine } from "../../src/machines/phase_machine.ts";
 import { runTurn } from "../../src/machines/run_turn.ts";
 import type { TurnInput } from "../../src/machines/turn_machine.ts";
 import type { AssistantMessage, Provider } from "../../src/provider/provider.ts";
-import { createRuntime } from "../../src/runtime/create_runtime.ts";
+import { createRuntime, type QueryResult, type Runtime } from "../../src/runtime/create_runtime.ts";
+import { BuiltinToolSource } from "../../src/service/builtin/builtin_tool_source.ts";
+import { ExecutionService } from "../../src/service/execution_service.ts";
+import { McpExecutor } from "../../src/service/mcp_executor.ts";
 import { Client, InMemoryTransport, McpServer } from "../../src/service/sdk.ts";
+import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../../src/review/max_tool_response_batch_bytes.ts";
+import { capText } from "../../src/size/cap_text.ts";
 import { SizeThreshold } from "../../src/size/size_threshold.ts";
+import type { ToolCallResponseEvent } from "../../src/stream/events.ts";
+import { FileStreamStore } from "../../src/stream/file_stream_store.ts";
 import { MemoryStreamStore } from "../../src/stream/memory_stream_store.ts";
+import { MockExecutor } from "../../src/testing/mock_executor.ts";
 
 const KB_TEXT = "k".repeat(1024);
 const CALLS = 1000;
+const MANY = 10_000;
 
-/** The assistant message of cycle 0: `calls` calls of tool `kb`, ids unique within the turn. */
+/** The assistant message of cycle 0: `calls` calls of tool `kb`. */
 function manyCalls(calls: number): AssistantMessage {
   return {
     text: "many calls",
@@ -58,7 +73,55 @@ function scriptedProvider(calls: number): Provider {
   };
 }
 
-// (a) Baseline: a bare McpServer tool, no barrier, 1,000 concurrent calls.
+const kbTool = {
+  name: "kb",
+  description: "1 KB of text",
+  inputSchema: { type: "object" },
+  run: () => Promise.resolve(KB_TEXT),
+};
+
+/** Durations of each bench's counted iterations, for the summary. */
+const times = new Map<string, number[]>();
+function timed(name: string, ms: number): void {
+  const list = times.get(name) ?? [];
+  list.push(ms);
+  times.set(name, list);
+}
+
+/**
+ * What each of `calls` 1 KB responses is recorded as: whole while the batch
+ * fits the 2 MiB ceiling (1,000 calls: 1 MiB), else cut to its equal share
+ * of it (10,000 calls: 209 bytes each, marker included).
+ */
+function recordedAs(calls: number): string {
+  if (calls * KB_TEXT.length <= MAX_TOOL_RESPONSE_BATCH_BYTES) return KB_TEXT;
+  return capText(KB_TEXT, Math.floor(MAX_TOOL_RESPONSE_BATCH_BYTES / calls)).text;
+}
+
+/** Throws unless the turn ran and recorded every call's response at its intended size. */
+function checkTurn(output: QueryResult | Awaited<ReturnType<typeof runTurn>>, calls: number): void {
+  if (output.status !== "finished" || output.errors.length > 0) {
+    throw new Error(`turn ${output.status}: ${output.reason ?? output.errors[0]?.message}`);
+  }
+  const expected = recordedAs(calls);
+  const tool = output.messages.filter((m) => m.role === "tool");
+  if (tool.length !== calls || tool.some((m) => m.role === "tool" && m.content !== expected)) {
+    throw new Error(`expected ${calls} responses recorded as ${expected.length} bytes`);
+  }
+}
+
+/** Throws unless the stream file holds `calls` responses, recorded at their intended size. */
+async function checkFile(location: string, calls: number): Promise<void> {
+  const expected = recordedAs(calls);
+  const responses = (await Deno.readTextFile(location)).trimEnd().split("\n")
+    .map((line) => JSON.parse(line) as { type: string })
+    .filter((event): event is ToolCallResponseEvent => event.type === "tool_call_response");
+  if (responses.length !== calls || responses.some((r) => r.content !== expected)) {
+    throw new Error(`${location} holds ${responses.length} responses, expected ${calls}`);
+  }
+}
+
+// The floor: a bare McpServer tool, no barrier.
 const bare = new McpServer({ name: "bare", version: "1.0.0" });
 bare.registerTool(
   "kb",
@@ -70,68 +133,108 @@ await bare.connect(bareServerTransport);
 const bareClient = new Client({ name: "bench", version: "1.0.0" });
 await bareClient.connect(bareClientTransport);
 
-// (b) The full pipeline: createRuntime with a file store in a temp workspace.
-const workspace = await Deno.makeTempDir({ prefix: "spillway_pipeline_bench_" });
-const runtime = await createRuntime({
-  workspace,
-  cwd: workspace,
-  config: parseConfig(""),
-  provider: scriptedProvider(CALLS),
-  tools: [{
-    name: "kb",
-    description: "1 KB of text",
-    inputSchema: { type: "object" },
-    run: () => Promise.resolve(KB_TEXT),
-  }],
-  noticeSink: { notice: () => {} },
-});
+async function bareRoundTrips(calls: number): Promise<void> {
+  const results = await Promise.all(
+    Array.from({ length: calls }, () => bareClient.callTool({ name: "kb", arguments: {} })),
+  );
+  if (results.length !== calls) throw new Error("a bare call did not return");
+}
 
-globalThis.addEventListener("unload", () => {
-  void bareClient.close();
-  void bare.close();
-  void runtime.close();
-  Deno.removeSync(workspace, { recursive: true });
-});
+const workspace = await Deno.makeTempDir({ prefix: "spillway_pipeline_bench_" });
+const runtimes: Runtime[] = [];
+async function startRuntime(calls: number): Promise<Runtime> {
+  return await createRuntime({
+    workspace,
+    cwd: workspace,
+    config: parseConfig(""),
+    provider: scriptedProvider(calls),
+    tools: [kbTool],
+    noticeSink: { notice: () => {} },
+  });
+}
+const longLived = await startRuntime(CALLS);
+const longLivedMany = await startRuntime(MANY);
+runtimes.push(longLived, longLivedMany);
 
 let next = 0;
+const checkedFiles = new Set<number>();
+
+/** One turn through `runtime`; counted once it is checked. */
+async function runtimeTurn(
+  b: Deno.BenchContext,
+  name: string,
+  runtime: () => Promise<Runtime>,
+  calls: number,
+  own: boolean,
+): Promise<void> {
+  const conversationId = `bench-${next++}`;
+  b.start();
+  const started = performance.now();
+  const engine = await runtime();
+  const output = await engine.query("go", { conversationId });
+  if (own) await engine.close();
+  const ms = performance.now() - started;
+  b.end();
+  checkTurn(output, calls);
+  if (!checkedFiles.has(calls)) {
+    await checkFile(output.location, calls);
+    checkedFiles.add(calls);
+  }
+  timed(name, ms);
+  await Deno.remove(join(workspace, "conversations", conversationId), { recursive: true });
+}
 
 /**
- * A turn takes ~0.1 s, so left to itself `deno bench` measures about 15
- * iterations after a short warmup: JIT compilation lands in the figures, and
- * one slow fsync of the virtual disk moves the average by several percent.
- * These counts give it a real warmup and more iterations.
+ * A 1,000-call turn takes ~50 ms: left to itself `deno bench` measures a few
+ * iterations after a short warmup, so JIT compilation lands in the figures
+ * and one slow fsync of the virtual disk moves the average by percents.
  */
-const SLOW_BENCH = { warmup: 10, n: 40 } as const;
+const SLOW = { warmup: 10, n: 40 } as const;
+
+const BARE = `baseline: ${CALLS} bare MCP in-memory callTool round trips (1 KB)`;
+const TURN = `turn: ${CALLS} calls of 1 KB (one runtime: McpExecutor, file store)`;
+const EMBEDDED = `turn: ${CALLS} calls of 1 KB (createRuntime, query, close: as the README)`;
+const TURN_MANY = `turn: ${MANY.toLocaleString("en")} calls of 1 KB (one runtime)`;
 
 Deno.bench({
-  name: `baseline: ${CALLS} bare MCP in-memory callTool round trips (1 KB)`,
+  name: BARE,
   group: "pipeline",
   baseline: true,
-  fn: async () => {
-    await Promise.all(
-      Array.from({ length: CALLS }, () => bareClient.callTool({ name: "kb", arguments: {} })),
-    );
+  ...SLOW,
+  fn: async (b) => {
+    b.start();
+    const started = performance.now();
+    await bareRoundTrips(CALLS);
+    const ms = performance.now() - started;
+    b.end();
+    timed(BARE, ms);
   },
 });
 
 Deno.bench({
-  name: `turn: ${CALLS} calls of 1 KB (createRuntime: McpExecutor, file store)`,
+  name: TURN,
   group: "pipeline",
-  ...SLOW_BENCH,
-  fn: async (b) => {
-    const conversationId = `bench-${next++}`;
-    b.start();
-    const output = await runtime.query("go", { conversationId });
-    b.end();
-    if (output.status !== "finished" || output.errors.length > 0) {
-      throw new Error(`turn ${output.status}: ${output.reason ?? output.errors[0]?.message}`);
-    }
-    // Keep the temp workspace small (untimed).
-    await Deno.remove(join(workspace, "conversations", conversationId), { recursive: true });
-  },
+  ...SLOW,
+  fn: async (b) => await runtimeTurn(b, TURN, () => Promise.resolve(longLived), CALLS, false),
 });
 
-// (c) The machines alone: MockExecutor and the memory store.
+Deno.bench({
+  name: EMBEDDED,
+  group: "pipeline",
+  ...SLOW,
+  fn: async (b) => await runtimeTurn(b, EMBEDDED, () => startRuntime(CALLS), CALLS, true),
+});
+
+Deno.bench({
+  name: TURN_MANY,
+  group: "pipeline",
+  warmup: 2,
+  n: 10,
+  fn: async (b) =>
+    await runtimeTurn(b, TURN_MANY, () => Promise.resolve(longLivedMany), MANY, false),
+});
+
+// The machines alone: MockExecutor and the memory store.
 function mockInput(calls: number, stream: TurnInput["stream"]): TurnInput {
   return {
     turnId: "bench",
@@ -155,43 +258,114 @@ function mockInput(calls: number, stream: TurnInput["stream"]): TurnInput {
   };
 }
 
-async function mockTurn(b: Deno.BenchContext, calls: number): Promise<void> {
-  const stream = await new MemoryStreamStore().open(`c${next++}`);
-  const input = mockInput(calls, stream);
-  b.start();
-  const output = await runTurn(input);
-  b.end();
-  if (output.status !== "finished") throw new Error(`turn ${output.status}: ${output.reason}`);
+Deno.bench({
+  name: `turn: ${CALLS} calls of 1 KB (the machines alone: MockExecutor, memory store)`,
+  group: "pipeline",
+  ...SLOW,
+  fn: async (b) => {
+    const stream = await new MemoryStreamStore().open(`c${next++}`);
+    const input = mockInput(CALLS, stream);
+    b.start();
+    const output = await runTurn(input);
+    b.end();
+    checkTurn(output, CALLS);
+  },
+});
+
+// One call: the phase alone, on the real executor and the file store.
+const source = new BuiltinToolSource({ cwd: workspace, tools: [kbTool] });
+const service = new ExecutionService({ sources: [source], barrierFor: () => "record" });
+await service.start();
+const executor = await McpExecutor.connect(service);
+const store = new FileStreamStore(join(workspace, "one-call"));
+const fsyncFile = await Deno.open(join(workspace, "fsync.log"), {
+  create: true,
+  append: true,
+});
+const KB_LINE = new TextEncoder().encode(`${JSON.stringify({ content: KB_TEXT })}\n`);
+
+const FLOOR = "baseline: one bare callTool + one 1 KB append and fsync";
+const ONE_CALL = "one call through the phase (McpExecutor, file store: record, fsync, release)";
+
+Deno.bench({
+  name: FLOOR,
+  group: "one call",
+  baseline: true,
+  fn: async (b) => {
+    b.start();
+    const started = performance.now();
+    await bareRoundTrips(1);
+    await fsyncFile.write(KB_LINE);
+    await fsyncFile.syncData();
+    const ms = performance.now() - started;
+    b.end();
+    timed(FLOOR, ms);
+  },
+});
+
+const stream = await store.open("one-call");
+Deno.bench({
+  name: ONE_CALL,
+  group: "one call",
+  fn: async (b) => {
+    const id = `call_${next++}`;
+    b.start();
+    const started = performance.now();
+    const output = await toPromise(
+      createActor(phaseMachine, {
+        input: {
+          calls: [{ id, name: "kb", arguments: {} }],
+          executor,
+          policyFor: mockInput(1, stream).policyFor,
+          available: ["kb"],
+          prompter: mockInput(1, stream).prompter,
+          stream,
+          noticeSink: { notice: () => {} },
+        },
+      }).start(),
+    );
+    const ms = performance.now() - started;
+    b.end();
+    const delivery = output.deliveries[0]?.delivery;
+    if (output.recorded[0]?.content !== KB_TEXT || delivery?.kind !== "delivered") {
+      throw new Error(`the call was not recorded and delivered: ${JSON.stringify(delivery)}`);
+    }
+    timed(ONE_CALL, ms);
+  },
+});
+
+function median(name: string): number {
+  const list = [...(times.get(name) ?? [])].sort((a, b) => a - b);
+  return list[Math.floor(list.length / 2)] ?? NaN;
 }
 
-Deno.bench({
-  name: `turn: ${CALLS} calls of 1 KB (MockExecutor, memory store)`,
-  group: "pipeline",
-  ...SLOW_BENCH,
-  fn: async (b) => await mockTurn(b, CALLS),
-});
-
-Deno.bench({
-  name: "turn: 4,000 calls of 1 KB (MockExecutor, memory store)",
-  group: "pipeline",
-  fn: async (b) => await mockTurn(b, 4 * CALLS),
-});
-
-const bareActor = setup({
-  types: { context: {} as { n: number }, events: {} as { type: "tick" } },
-  actions: { count: assign({ n: ({ context }) => context.n + 1 }) },
-}).createMachine({ context: { n: 0 }, on: { tick: { actions: "count" } } });
-
-Deno.bench({
-  name: `${CALLS} bare actors: create, start, 3 events, stop (XState floor)`,
-  group: "pipeline",
-  fn: () => {
-    for (let i = 0; i < CALLS; i++) {
-      const actor = createActor(bareActor).start();
-      actor.send({ type: "tick" });
-      actor.send({ type: "tick" });
-      actor.send({ type: "tick" });
-      actor.stop();
-    }
-  },
+globalThis.addEventListener("unload", () => {
+  const bareMs = median(BARE);
+  const turnMs = median(TURN);
+  const ratio = (ms: number, base: number) => `${(ms / base).toFixed(2)}×`;
+  const lines = [
+    "",
+    `pipeline summary (medians of this run, load ${(Deno.loadavg()[0] ?? 0).toFixed(1)}):`,
+    `  ${CALLS} calls, one runtime:    ${turnMs.toFixed(1)} ms = ${
+      ratio(turnMs, bareMs)
+    } the bare round trips (${bareMs.toFixed(1)} ms); target ≤ 3×`,
+    `  ${CALLS} calls, README style:   ${median(EMBEDDED).toFixed(1)} ms = ${
+      ratio(median(EMBEDDED), bareMs)
+    } the bare round trips`,
+    `  ${MANY} calls, one runtime:   ${median(TURN_MANY).toFixed(1)} ms = ${
+      ratio(median(TURN_MANY), turnMs)
+    } the ${CALLS}-call turn; target ≤ 11×`,
+    `  one call: ${median(ONE_CALL).toFixed(2)} ms, ${
+      (median(ONE_CALL) - median(FLOOR)).toFixed(2)
+    } ms over a bare call + one fsync (${median(FLOOR).toFixed(2)} ms); target < 1 ms`,
+  ];
+  console.log(lines.join("\n"));
+  void bareClient.close();
+  void bare.close();
+  for (const runtime of runtimes) void runtime.close();
+  void stream.close();
+  void executor.close();
+  void service.close();
+  fsyncFile.close();
+  Deno.removeSync(workspace, { recursive: true });
 });
