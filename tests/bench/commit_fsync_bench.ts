@@ -40,12 +40,14 @@ const baseline: StreamEvent[] = [{
 function content(i: number): string {
   return `response ${i}: ` + "lorem ipsum dolor sit amet ".repeat(77);
 }
-const executor = new MockExecutor({ t: (call) => content(Number(call.id.slice(5))) });
-
 let next = 0;
 
-/** A batch of parked calls, as the phase hands it to the commit. */
+/**
+ * A batch of parked calls, as the phase hands it to the commit, in an
+ * executor of its own (a `MockExecutor` keeps every release it saw).
+ */
 async function parkedBatch(): Promise<CallRecord[]> {
+  const executor = new MockExecutor({ t: (call) => content(Number(call.id.slice(5))) });
   return await Promise.all(Array.from({ length: BATCH }, async (_, i) => {
     const call = { id: `call_${i}`, name: "t", arguments: {} };
     const link = new ExecutionLink(call.id, { executor });
