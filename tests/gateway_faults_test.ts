@@ -13,6 +13,7 @@ import type { StreamEvent } from "../src/stream/events.ts";
 import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
 import { spawnHttpServe, startHttpGateway, textOf, upstreamConfig } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
+import { isAlive } from "./_process_probe.ts";
 
 const TOKEN = "fault-test-token";
 
@@ -63,17 +64,6 @@ async function eventsOnceRecorded(
   throw new Error(`the watch of ${path} ended`);
 }
 
-/** Whether process `pid` is gone. */
-function gone(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return false;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return true;
-    throw error;
-  }
-}
-
 Deno.test("SIGTERM: running calls are cancelled and recorded, spillway exits 0, no upstream survives", async () => {
   await using serve = await spawnHttpServe([], { env: { SPILLWAY_SERVE_TOKEN: TOKEN } });
   const url = serve.url as URL;
@@ -90,7 +80,7 @@ Deno.test("SIGTERM: running calls are cancelled and recorded, spillway exits 0, 
     serve.stderr.text,
     /^spillway serve: terminated \(SIGTERM\): finishing the calls in flight, then exiting$/m,
   );
-  assert.ok(gone(pid), `upstream ${pid} survived`);
+  assert.ok(!isAlive(pid), `upstream ${pid} survived`);
   const recorded = [...(await conversations(serve.workspace)).values()].flat();
   const holdRequest = recorded.find((e) => e.type === "tool_call_request" && e.name === "hold");
   assert.ok(holdRequest?.type === "tool_call_request");

@@ -241,3 +241,28 @@ export async function spawnHttpServe(
     throw error;
   }
 }
+
+/** A JSON-RPC `initialize` request, as a raw client sends it. */
+export const INITIALIZE_REQUEST = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "1" },
+  },
+} as const;
+
+/** POSTs {@linkcode INITIALIZE_REQUEST} to `url` with `headers`, as a raw HTTP client would. */
+export function postInitialize(url: URL, headers: Record<string, string>): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify(INITIALIZE_REQUEST),
+  });
+}

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { serveHttp } from "../src/gateway/serve_http.ts";
-import { type HttpGateway, startHttpGateway, textOf } from "./gateway_fixtures.ts";
+import { type HttpGateway, postInitialize, startHttpGateway, textOf } from "./gateway_fixtures.ts";
 
 const MARKER_3MB = "\n... [truncated, 3.0 MB → 256.0 KB]";
 
@@ -61,25 +61,7 @@ Deno.test("tools are listed with annotations and the result-size hint", async ()
 
 Deno.test("a request without the token gets 401 and runs no tool", async () => {
   await using gw = await startHttpGateway();
-  const call = (headers: Record<string, string>) =>
-    fetch(gw.serving.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      }),
-    });
+  const call = (headers: Record<string, string>) => postInitialize(gw.serving.url, headers);
   const none = await call({});
   assert.equal(none.status, 401);
   assert.equal(none.headers.get("www-authenticate"), "Bearer");

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
-import { CLI, spawnHttpServe, upstreamConfig } from "./gateway_fixtures.ts";
+import { CLI, postInitialize, spawnHttpServe, upstreamConfig } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
 
 const SERVE = `[serve]
@@ -32,24 +32,7 @@ async function listHints(url: URL, token: string): Promise<Map<string, unknown>>
 
 /** The status of an initialize POST with `headers`. */
 async function status(url: URL, headers: Record<string, string>): Promise<number> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    }),
-  });
+  const response = await postInitialize(url, headers);
   await response.body?.cancel();
   return response.status;
 }

@@ -72,13 +72,18 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
         );
         break;
       case "environment":
-        environment(ctx, path, value, settings);
+        stringTable(ctx, path, value, settings.environment, {
+          example: '{ GITHUB_TOKEN = "…" }',
+        });
         break;
       case "url":
         put(settings, "url", url(ctx, path, value));
         break;
       case "headers":
-        headers(ctx, path, value, settings);
+        stringTable(ctx, path, value, settings.headers, {
+          example: '{ Authorization = "Bearer …" }',
+          badKey: notHeaderName,
+        });
         break;
       case "startup_timeout":
         put(settings, "startup_timeout", ctx.seconds(path, value, STARTUP_TIMEOUT_EXAMPLE));
@@ -105,49 +110,38 @@ function providerCommand(
   return ctx.value(path, value);
 }
 
-function environment(
+/** A table of strings (`environment`, `headers`) into `target`, key by key. */
+function stringTable(
   ctx: LayerContext,
   path: string[],
   value: unknown,
-  settings: ProviderSettings,
+  target: Map<string, ConfigValue<string>>,
+  options: { readonly example: string; readonly badKey?: (key: string) => string | undefined },
 ): void {
   if (!isTable(value)) {
-    ctx.wrongType(path, value, 'a table of strings, e.g. { GITHUB_TOKEN = "…" }');
+    ctx.wrongType(path, value, `a table of strings, e.g. ${options.example}`);
     return;
   }
   for (const [key, item] of Object.entries(value)) {
     const itemPath = [...path, key];
+    const bad = options.badKey?.(key);
+    if (bad !== undefined) {
+      ctx.fail(itemPath, `${formatKeyPath(itemPath)} ${bad}`);
+      continue;
+    }
     const checked = ctx.string(itemPath, item);
-    if (checked !== undefined) settings.environment.set(key, checked);
+    if (checked !== undefined) target.set(key, checked);
   }
 }
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function headers(
-  ctx: LayerContext,
-  path: string[],
-  value: unknown,
-  settings: ProviderSettings,
-): void {
-  if (!isTable(value)) {
-    ctx.wrongType(path, value, 'a table of strings, e.g. { Authorization = "Bearer …" }');
-    return;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    const itemPath = [...path, key];
-    if (!HEADER_NAME.test(key)) {
-      ctx.fail(
-        itemPath,
-        `${formatKeyPath(itemPath)} is not an HTTP header name ` +
-          '(expected letters, digits and "-", e.g. "Authorization")',
-      );
-      continue;
-    }
-    const checked = ctx.string(itemPath, item);
-    if (checked !== undefined) settings.headers.set(key, checked);
-  }
+/** Why `key` cannot name an HTTP header, or `undefined` when it can. */
+function notHeaderName(key: string): string | undefined {
+  return HEADER_NAME.test(key)
+    ? undefined
+    : 'is not an HTTP header name (expected letters, digits and "-", e.g. "Authorization")';
 }
 
 function url(ctx: LayerContext, path: string[], value: unknown): ConfigValue<string> | undefined {
