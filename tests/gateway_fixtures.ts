@@ -61,14 +61,21 @@ export async function startHttpGateway(
 ): Promise<HttpGateway> {
   const workspace = await Deno.makeTempDir({ prefix: "spillway-gateway-" });
   const notices: NoticeFact[] = [];
-  const gateway = await Gateway.start({
-    config: parseConfig(options.config ?? upstreamConfig()),
-    workspace,
-    cwd: workspace,
-    noticeSink: { notice: (fact) => notices.push(fact) },
-    upstreamStderr: "null",
-    ...options.gateway,
-  });
+  let gateway: Gateway;
+  try {
+    gateway = await Gateway.start({
+      config: parseConfig(options.config ?? upstreamConfig()),
+      workspace,
+      cwd: workspace,
+      noticeSink: { notice: (fact) => notices.push(fact) },
+      upstreamStderr: "null",
+      ...options.gateway,
+    });
+  } catch (error) {
+    // A test of a failed start leaves no workspace behind.
+    await Deno.remove(workspace, { recursive: true });
+    throw error;
+  }
   const token = "token" in options ? options.token : "test-token";
   const serving = await serveHttp(gateway, { hostname: "127.0.0.1", port: 0, token });
   const clients: Client[] = [];
