@@ -32,6 +32,8 @@ export interface TranscriptCall {
   /** `""` for a response whose request was not recorded. */
   readonly tool: string;
   readonly arguments?: Readonly<Record<string, unknown>>;
+  /** The arguments as the model sent them, when they were not a JSON object (the call did not run). */
+  readonly invalidArguments?: string;
   /** Absent when no response was recorded (the turn stopped before). */
   readonly response?: TranscriptResponse;
 }
@@ -93,7 +95,15 @@ export function transcriptOf(events: readonly StreamEvent[]): TranscriptItem[] {
         break;
       case "tool_call_request":
         waiting.set(event.id, items.length);
-        items.push({ kind: "call", id: event.id, tool: event.name, arguments: event.arguments });
+        items.push({
+          kind: "call",
+          id: event.id,
+          tool: event.name,
+          arguments: event.arguments,
+          ...(event.invalid_arguments === undefined
+            ? {}
+            : { invalidArguments: event.invalid_arguments }),
+        });
         break;
       case "tool_call_response": {
         const viewed = byEvent.get(index);

@@ -160,12 +160,16 @@ export function formatTranscript(items: readonly TranscriptItem[]): string {
 
 function formatCall(call: TranscriptCall): string {
   const size = (n: number) => ByteSize.fromBytes(n).human();
-  const args = call.arguments === undefined
+  // Arguments that were not a JSON object are shown as the model sent them.
+  const shown = call.invalidArguments ??
+    (call.arguments === undefined ? undefined : JSON.stringify(call.arguments));
+  const args = shown === undefined
     ? ""
-    : ` ${boundLine(sanitizeForTerminal(JSON.stringify(call.arguments)), ARGUMENTS_SHOWN_BYTES)}`;
+    : ` ${boundLine(sanitizeForTerminal(shown, { singleLine: true }), ARGUMENTS_SHOWN_BYTES)}`;
+  const invalid = call.invalidArguments === undefined ? "" : ", arguments not a JSON object";
   const out = `  ▸ ${sanitizeForTerminal(call.tool || "?")}${args}  (${
     sanitizeForTerminal(call.id)
-  })\n`;
+  }${invalid})\n`;
   const response = call.response;
   if (response === undefined) return out + "    ◂ no response recorded\n";
   const facts = [`${response.isError ? "error" : "result"}: ${size(response.bytes)}`];
@@ -205,6 +209,9 @@ function toJson(item: TranscriptItem): Record<string, unknown> {
         id: item.id,
         tool: item.tool,
         arguments: item.arguments ?? null,
+        ...(item.invalidArguments === undefined
+          ? {}
+          : { invalid_arguments: item.invalidArguments }),
         response: item.response === undefined ? null : {
           bytes: item.response.bytes,
           is_error: item.response.isError,

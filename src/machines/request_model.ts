@@ -132,6 +132,7 @@ export async function requestModel(
       id: call.id,
       name: call.name,
       arguments: call.arguments,
+      ...(call.invalidArguments === undefined ? {} : { invalid_arguments: call.invalidArguments }),
     });
   }
   try {

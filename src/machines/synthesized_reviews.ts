@@ -1,19 +1,39 @@
 /**
  * The responses the Host writes itself, in one place: a lost or failed call,
- * a cancellation, a skipped call or result, an unavailable tool, a repeated
- * call id. Their texts are user-visible (the assistant reads them and people
- * match on them), so they are built here and nowhere else. They carry no
- * tool config of their own: the batch ceiling is what bounds them.
+ * a cancellation, a skipped call or result, an unavailable tool, arguments
+ * that are not a JSON object, a repeated call id. Their texts are
+ * user-visible (the assistant reads them and people match on them), so they
+ * are built here and nowhere else. They carry no tool config of their own:
+ * the batch ceiling is what bounds them.
  *
  * @module
  */
 
 import { acceptedReview, replacedReview, type Review } from "../review/review.ts";
 import type { ExecutionOutcome } from "../service/executor.ts";
+import { readCallArguments } from "../review/read_call_arguments.ts";
 import type { ToolCall } from "../review/tool_call.ts";
+import { ByteSize } from "../size/byte_size.ts";
+import { utf8Length } from "../size/cap_text.ts";
 
 /** At most this many tool names are listed in an unavailable-tool response. */
 export const MAX_LISTED_TOOLS = 20;
+
+/**
+ * At most this many characters of arguments that are not a JSON object are
+ * quoted back to the model: enough to recognise the call, while arguments
+ * cut at an output limit can be tens of kilobytes.
+ */
+export const MAX_QUOTED_ARGUMENT_CHARS = 200;
+
+/**
+ * What a quote escapes besides what `JSON.stringify` does: C0 controls, DEL,
+ * C1 controls, line and paragraph separators, and bidi controls (which could
+ * reorder the text around the quote wherever it is shown).
+ */
+const INVISIBLE_CHARS =
+  "\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069";
+const INVISIBLE = new RegExp(`[${INVISIBLE_CHARS}]`, "g");
 
 function errorReview(call: ToolCall, content: string): Review {
   return replacedReview(call.name, { id: call.id, content, isError: true });
@@ -72,6 +92,43 @@ export function unavailableToolReview(call: ToolCall, available: readonly string
     ? ` (available tools: ${available.join(", ")})`
     : "";
   return errorReview(call, `tool ${call.name} is not available${listed}`);
+}
+
+/**
+ * The call's arguments are not a JSON object (`invalidArguments` is set): it
+ * is not run. Quotes the start of what the model sent as a JSON string (one
+ * line, control characters escaped, at most
+ * {@linkcode MAX_QUOTED_ARGUMENT_CHARS} characters) and says what is wrong
+ * with it, so the model can send the call again.
+ */
+export function invalidArgumentsReview(call: ToolCall): Review {
+  const text = call.invalidArguments ?? "";
+  const { summary, detail } = readCallArguments(text).problem ??
+    { summary: "not a JSON object", detail: "The provider could not read them" };
+  return errorReview(
+    call,
+    `the arguments of call ${call.id} to tool ${call.name} are ${summary}: ${quoted(text)}\n` +
+      `${visible(detail)}. The call was not run: send it again with its arguments as one JSON ` +
+      "object.",
+  );
+}
+
+/**
+ * The start of `text` as a JSON string (which reads back as exactly that
+ * start), and the size of the whole when that is not all of it.
+ */
+function quoted(text: string): string {
+  // Whole code points: the first N of at most 2N UTF-16 units.
+  const start = Array.from(text.slice(0, 2 * MAX_QUOTED_ARGUMENT_CHARS))
+    .slice(0, MAX_QUOTED_ARGUMENT_CHARS).join("");
+  const quote = visible(JSON.stringify(start));
+  if (start.length === text.length) return quote;
+  return `${quote}… (${ByteSize.fromBytes(utf8Length(text)).human()} in all)`;
+}
+
+/** `text` with {@linkcode INVISIBLE} characters as `\u202e`-style escapes. */
+function visible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** A second call of the same message reuses an id: it is not run. */

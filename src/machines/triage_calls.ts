@@ -1,8 +1,9 @@
 /**
  * The phase's triage of a batch, when the phase starts: one record per call,
  * with the route it takes to its slot. Calls that will not run are answered
- * here (a repeated call id, an unavailable tool, a policy that cannot be
- * resolved, a cancelled turn, `run = "skip"`); these answers have no tool
+ * here (a repeated call id, an unavailable tool, arguments that are not a
+ * JSON object, a policy that cannot be resolved, a cancelled turn,
+ * `run = "skip"`); these answers have no tool
  * config of their own, and the batch ceiling bounds them. Every call that
  * can run gets its execution link.
  *
@@ -17,6 +18,7 @@ import { ExecutionLink } from "./execution_link.ts";
 import {
   cancelledReview,
   failedReview,
+  invalidArgumentsReview,
   repeatedCallReview,
   skippedCallReview,
   unavailableToolReview,
@@ -89,6 +91,7 @@ export function triageCalls(
     if (!options.executor.has(call.name)) {
       return answered(unavailableToolReview(call, options.available));
     }
+    if (call.invalidArguments !== undefined) return answered(invalidArgumentsReview(call));
     const policy = policyOf(call.name);
     if (policy instanceof Error) return answered(failedReview(call, policy.message));
     if (options.signal.aborted) {

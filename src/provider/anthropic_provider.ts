@@ -21,7 +21,7 @@ import {
   type ModelErrorContext,
 } from "./model_error.ts";
 import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./provider.ts";
-import { parseArguments } from "./_parse_arguments.ts";
+import { toolCallOf } from "./_tool_call_of.ts";
 import { readStream } from "./_read_stream.ts";
 
 /**
@@ -200,11 +200,7 @@ class StreamedAnswer {
     for (const [, block] of [...this.#blocks.entries()].sort(([a], [b]) => a - b)) {
       if (block.kind !== "tool") continue;
       const json = block.json === "" ? JSON.stringify(block.start ?? {}) : block.json;
-      toolCalls.push({
-        id: block.id,
-        name: block.name,
-        arguments: parseArguments(this.model, block.name, json),
-      });
+      toolCalls.push(toolCallOf({ id: block.id, name: block.name }, json));
     }
     const usage: TokenUsage | undefined = this.#reported
       ? { inputTokens: this.#input, outputTokens: this.#output }

@@ -85,6 +85,25 @@ Deno.test("AnthropicProvider streams the text and assembles tool_use blocks from
   });
 });
 
+Deno.test("AnthropicProvider passes on a tool_use whose input_json_delta pieces are not a JSON object, with their text", async () => {
+  await withServer(async (server, provider) => {
+    server.reply(anthropicAnswer({
+      toolCalls: [
+        { id: "toolu_a", name: "read_log", arguments: '{"path": "bu' },
+        { id: "toolu_b", name: "read_log", arguments: '"build.log"' },
+        { id: "toolu_c", name: "read_log", arguments: { path: "build.log" } },
+      ],
+      pieces: 3,
+    }));
+    const answer = await provider().complete(request());
+    assert.deepEqual(answer.toolCalls, [
+      { id: "toolu_a", name: "read_log", arguments: {}, invalidArguments: '{"path": "bu' },
+      { id: "toolu_b", name: "read_log", arguments: {}, invalidArguments: '"build.log"' },
+      { id: "toolu_c", name: "read_log", arguments: { path: "build.log" } },
+    ]);
+  });
+});
+
 Deno.test("AnthropicProvider sends the model, max_tokens, the tools, tool_result turns and the key", async () => {
   await withServer(async (server, provider) => {
     server.reply(anthropicAnswer({ text: "ok" }));

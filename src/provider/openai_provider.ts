@@ -19,7 +19,7 @@ import {
   malformedAnswer,
   type ModelErrorContext,
 } from "./model_error.ts";
-import { parseArguments } from "./_parse_arguments.ts";
+import { toolCallOf } from "./_tool_call_of.ts";
 import { readStream } from "./_read_stream.ts";
 import { toOpenAiMessages, toOpenAiTools } from "./openai_messages.ts";
 import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./provider.ts";
@@ -155,11 +155,12 @@ class StreamedAnswer {
     }
     const toolCalls: ToolCall[] = [...this.#calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([index, call]) => ({
-        id: call.id || `call_${this.request.cycle + 1}_${index + 1}`,
-        name: this.#nameOf(call.name, index),
-        arguments: parseArguments(this.model, call.name, call.arguments),
-      }));
+      .map(([index, call]) =>
+        toolCallOf({
+          id: call.id || `call_${this.request.cycle + 1}_${index + 1}`,
+          name: this.#nameOf(call.name, index),
+        }, call.arguments)
+      );
     return {
       text: this.#text,
       toolCalls,

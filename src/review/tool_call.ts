@@ -10,6 +10,13 @@ export interface ToolCall {
   readonly id: string;
   /** The tool name as the assistant sees it. */
   readonly name: string;
-  /** The JSON arguments object. */
+  /** The JSON arguments object (`{}` when `invalidArguments` is set). */
   readonly arguments: Readonly<Record<string, unknown>>;
+  /**
+   * The arguments exactly as the model sent them, when they are not a JSON
+   * object (malformed, cut short at the model's output limit, an array):
+   * such a call is never run, but answered with an error response that says
+   * so. Absent for every well-formed call.
+   */
+  readonly invalidArguments?: string;
 }

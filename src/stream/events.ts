@@ -64,8 +64,13 @@ export interface ToolCallRequestEvent {
   readonly id: string;
   /** The tool name. */
   readonly name: string;
-  /** The JSON arguments. */
+  /** The JSON arguments (`{}` when `invalid_arguments` is present). */
   readonly arguments: Readonly<Record<string, unknown>>;
+  /**
+   * The arguments exactly as the model sent them, when they were not a JSON
+   * object: the call was not run, and its response says why.
+   */
+  readonly invalid_arguments?: string;
 }
 
 /** The recorded (and delivered) response to one tool call. */

@@ -135,7 +135,14 @@ export function conversationView(events: readonly StreamEvent[]): ConversationVi
         // A request without its chat_response still needs an assistant
         // message before its response, or providers reject the view.
         if (openCalls === undefined) openAssistant("");
-        openCalls?.push({ id: event.id, name: event.name, arguments: event.arguments });
+        openCalls?.push({
+          id: event.id,
+          name: event.name,
+          arguments: event.arguments,
+          ...(event.invalid_arguments === undefined
+            ? {}
+            : { invalidArguments: event.invalid_arguments }),
+        });
         tools.set(event.id, event.name);
         break;
       case "tool_call_response": {
