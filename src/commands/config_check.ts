@@ -250,6 +250,13 @@ function modelSection(
     `${provider.apiKeyEnv} (${state})`,
     from(provider.origins["api_key_env"]),
   ]);
+  if (provider.maxTokens !== undefined) {
+    rows.push([
+      key("max_tokens"),
+      String(provider.maxTokens),
+      from(provider.origins["max_tokens"]),
+    ]);
+  }
   return `Model:\n${formatTable(rows)}`;
 }
 

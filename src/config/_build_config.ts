@@ -21,7 +21,11 @@ import { checkMerged, type KeyEnvironment } from "./_check_merged.ts";
 import { indexKeyLines } from "./_key_lines.ts";
 import { type ConfigLayer, emptyLayer, mergeLayers, type ProviderSettings } from "./_layer.ts";
 import { validateLayer } from "./_validate_layer.ts";
-import { DEFAULT_API_KEY_ENVS, type LlmProviderConfig } from "./llm_provider_config.ts";
+import {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DEFAULT_API_KEY_ENVS,
+  type LlmProviderConfig,
+} from "./llm_provider_config.ts";
 import { LLM_PROVIDERS, type LlmProviderName, parseModelId, SCRIPT_MODEL_ID } from "./model_id.ts";
 
 /** One layer to build from. */
@@ -150,10 +154,14 @@ function llmProvider(name: LlmProviderName, merged: ConfigLayer): LlmProviderCon
     { value: DEFAULT_API_KEY_ENVS[name], origin: "default", at: "default" };
   const origins: Record<string, string> = { api_key_env: apiKeyEnv.origin };
   if (settings.base_url !== undefined) origins["base_url"] = settings.base_url.origin;
+  if (name === "anthropic") origins["max_tokens"] = settings.max_tokens?.origin ?? "default";
   return {
     name,
     ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url.value }),
     apiKeyEnv: apiKeyEnv.value,
+    ...(name === "anthropic"
+      ? { maxTokens: settings.max_tokens?.value ?? DEFAULT_ANTHROPIC_MAX_TOKENS }
+      : {}),
     origins,
   };
 }

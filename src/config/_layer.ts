@@ -33,6 +33,8 @@ export interface ProviderSettings {
 export interface LlmSettings {
   base_url?: ConfigValue<string>;
   api_key_env?: ConfigValue<string>;
+  /** Anthropic only. */
+  max_tokens?: ConfigValue<number>;
 }
 
 /** The `[serve]` table under construction. */

@@ -1,7 +1,8 @@
 /**
  * Validates one `[providers.llm.<name>]` table of a layer: where a model API
- * is reached (`base_url`) and which environment variable holds its key
- * (`api_key_env`). A key written in the file itself is refused by name: keys
+ * is reached (`base_url`), which environment variable holds its key
+ * (`api_key_env`) and, for Anthropic, the most tokens an answer may take
+ * (`max_tokens`). A key written in the file itself is refused by name: keys
  * belong in the environment, not in a file that gets committed or shared.
  *
  * @module
@@ -13,8 +14,11 @@ import { isTable, type LayerContext, put } from "./_layer_context.ts";
 import type { LlmSettings } from "./_layer.ts";
 import { LLM_PROVIDERS, type LlmProviderName } from "./model_id.ts";
 
-/** Keys of an LLM provider table, in the order messages list them. */
-export const LLM_PROVIDER_KEYS = ["base_url", "api_key_env"] as const;
+/** Keys of each LLM provider table, in the order messages list them. */
+export const LLM_PROVIDER_KEYS: Readonly<Record<LlmProviderName, readonly string[]>> = {
+  openai: ["base_url", "api_key_env"],
+  anthropic: ["base_url", "api_key_env", "max_tokens"],
+};
 
 /** An environment variable name as shells accept it. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -29,11 +33,12 @@ export function validateLlmProvider(ctx: LayerContext, name: string, table: unkn
     ctx.unknownKey(base, LLM_PROVIDERS);
     return;
   }
+  const provider = name as LlmProviderName;
+  const keys = LLM_PROVIDER_KEYS[provider];
   if (!isTable(table)) {
-    ctx.wrongType(base, table, "a table with base_url or api_key_env");
+    ctx.wrongType(base, table, `a table with ${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}`);
     return;
   }
-  const provider = name as LlmProviderName;
   const settings: LlmSettings = ctx.layer.llm.get(provider) ?? {};
   ctx.layer.llm.set(provider, settings);
   for (const [key, value] of Object.entries(table)) {
@@ -42,6 +47,8 @@ export function validateLlmProvider(ctx: LayerContext, name: string, table: unkn
       put(settings, "base_url", baseUrl(ctx, path, value));
     } else if (key === "api_key_env") {
       put(settings, "api_key_env", envName(ctx, path, value));
+    } else if (key === "max_tokens" && keys.includes(key)) {
+      put(settings, "max_tokens", maxTokens(ctx, path, value));
     } else if (SECRET_KEYS.has(key.toLowerCase())) {
       // Do not quote the value: it is probably the key.
       ctx.fail(
@@ -52,7 +59,7 @@ export function validateLlmProvider(ctx: LayerContext, name: string, table: unkn
           }`,
       );
     } else {
-      ctx.unknownKey(path, LLM_PROVIDER_KEYS);
+      ctx.unknownKey(path, keys);
     }
   }
 }
@@ -63,6 +70,13 @@ function baseUrl(ctx: LayerContext, path: string[], value: unknown) {
   if (!URL.canParse(value)) return ctx.notValid(path, value, expected);
   const protocol = new URL(value).protocol;
   if (protocol !== "http:" && protocol !== "https:") return ctx.notValid(path, value, expected);
+  return ctx.value(path, value);
+}
+
+function maxTokens(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = "a whole number of tokens, at least 1, e.g. 16000";
+  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
+  if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
   return ctx.value(path, value);
 }
 

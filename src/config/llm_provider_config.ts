@@ -1,8 +1,8 @@
 /**
- * One model API from `[providers.llm.<name>]`: where it is reached and which
- * environment variable holds its key. The key itself is never written in a
- * config file, and nothing in spillway prints it; only the variable's name
- * is configuration.
+ * One model API from `[providers.llm.<name>]`: where it is reached, which
+ * environment variable holds its key, and (Anthropic) how long an answer may
+ * be. The key itself is never written in a config file, and nothing in
+ * spillway prints it; only the variable's name is configuration.
  *
  * @module
  */
@@ -21,6 +21,13 @@ export const DEFAULT_API_KEY_ENVS: Readonly<Record<LlmProviderName, string>> = {
   anthropic: "ANTHROPIC_API_KEY",
 };
 
+/**
+ * The most tokens an Anthropic answer may take unless `max_tokens` says
+ * otherwise (the Messages API requires a limit): room for long answers and
+ * large tool arguments on current models.
+ */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+
 /** A validated, merged `[providers.llm.<name>]` table with its defaults applied. */
 export interface LlmProviderConfig {
   /** `openai` or `anthropic`. */
@@ -29,6 +36,14 @@ export interface LlmProviderConfig {
   readonly baseUrl?: string;
   /** `api_key_env`: the environment variable holding the key. */
   readonly apiKeyEnv: string;
-  /** Which layer set each key (`"base_url"`, `"api_key_env"`): `"default"`, a path, `"--cfg"`. */
+  /**
+   * `max_tokens`, Anthropic only: the most tokens an answer may take
+   * (default {@linkcode DEFAULT_ANTHROPIC_MAX_TOKENS}). Absent for OpenAI.
+   */
+  readonly maxTokens?: number;
+  /**
+   * Which layer set each key (`"base_url"`, `"api_key_env"`, `"max_tokens"`):
+   * `"default"`, a path, `"--cfg"`.
+   */
   readonly origins: Readonly<Record<string, string>>;
 }

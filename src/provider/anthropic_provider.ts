@@ -10,7 +10,7 @@
  */
 
 import Anthropic from "@anthropic-ai/sdk";
-import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic_messages.ts";
 import { DEFAULT_MODEL_RETRIES } from "./default_model_retries.ts";
@@ -24,13 +24,6 @@ import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./
 import { toolCallOf } from "./_tool_call_of.ts";
 import { readStream } from "./_read_stream.ts";
 
-/**
- * The most tokens an answer may take (`max_tokens`, which the API
- * requires): room for long answers and large tool arguments on current
- * models.
- */
-export const ANTHROPIC_MAX_TOKENS = 8192;
-
 /** Options of {@linkcode AnthropicProvider}. */
 export interface AnthropicProviderOptions {
   /** The model name, e.g. `"claude-sonnet-4-5"`. */
@@ -43,6 +36,12 @@ export interface AnthropicProviderOptions {
   readonly apiKeyEnv?: string;
   /** Retries of a request that failed with 408, 409, 429, 5xx or no connection. Default {@linkcode DEFAULT_MODEL_RETRIES}. */
   readonly maxRetries?: number;
+  /**
+   * The most tokens an answer may take (`max_tokens`, which the API
+   * requires), a whole number of at least 1. Default
+   * {@linkcode DEFAULT_ANTHROPIC_MAX_TOKENS}.
+   */
+  readonly maxTokens?: number;
   /** Told when an image is sent as its placeholder line. Default: nobody. */
   readonly notice?: (text: string) => void;
 }
@@ -67,9 +66,19 @@ export class AnthropicProvider implements Provider {
   readonly #client: Anthropic;
   readonly #context: ModelErrorContext;
   readonly #notice: ((text: string) => void) | undefined;
+  readonly #maxTokens: number;
 
-  /** A client for `options.model` at `options.baseUrl`. */
+  /**
+   * A client for `options.model` at `options.baseUrl`.
+   *
+   * @throws {RangeError} when `options.maxTokens` is not a whole number of at least 1
+   */
   constructor(options: AnthropicProviderOptions) {
+    const maxTokens = options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
+    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
+      throw new RangeError(`maxTokens must be a whole number of at least 1, got \`${maxTokens}\``);
+    }
+    this.#maxTokens = maxTokens;
     this.#name = options.model;
     this.model = `anthropic/${options.model}`;
     this.#notice = options.notice;
@@ -99,7 +108,7 @@ export class AnthropicProvider implements Provider {
       open: () =>
         this.#client.messages.create({
           model: this.#name,
-          max_tokens: ANTHROPIC_MAX_TOKENS,
+          max_tokens: this.#maxTokens,
           messages: toAnthropicMessages(
             request.messages,
             this.#notice === undefined ? {} : { notice: this.#notice },

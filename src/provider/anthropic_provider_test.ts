@@ -2,11 +2,10 @@ import assert from "node:assert/strict";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { anthropicAnswer, anthropicError } from "../testing/anthropic_wire.ts";
 import { FakeModelServer } from "../testing/fake_model_server.ts";
-import {
-  ANTHROPIC_MAX_TOKENS,
-  AnthropicProvider,
-  type AnthropicProviderOptions,
-} from "./anthropic_provider.ts";
+import { DEFAULT_ANTHROPIC_MAX_TOKENS } from "../config/llm_provider_config.ts";
+import { parseConfig } from "../config/parse_config.ts";
+import { AnthropicProvider, type AnthropicProviderOptions } from "./anthropic_provider.ts";
+import { providerFromConfig } from "./provider_from_config.ts";
 import type { ConversationMessage, ProviderRequest } from "./provider.ts";
 
 /** This client takes a zero Retry-After as "no advice" and backs off; a millisecond is advice. */
@@ -123,7 +122,7 @@ Deno.test("AnthropicProvider sends the model, max_tokens, the tools, tool_result
     // This client sends the key as a bearer token.
     assert.equal(sent.headers.get("authorization"), "Bearer sk-ant-test");
     assert.equal(sent.body["model"], "claude-test");
-    assert.equal(sent.body["max_tokens"], ANTHROPIC_MAX_TOKENS);
+    assert.equal(sent.body["max_tokens"], DEFAULT_ANTHROPIC_MAX_TOKENS);
     assert.equal(sent.body["stream"], true);
     assert.deepEqual(sent.body["tools"], [{
       name: "read_log",
@@ -148,6 +147,35 @@ Deno.test("AnthropicProvider sends the model, max_tokens, the tools, tool_result
       },
     ]);
   });
+});
+
+Deno.test("AnthropicProvider sends max_tokens from [providers.llm.anthropic], 8192 by default", async () => {
+  await withServer(async (server) => {
+    const config = (extra: string) =>
+      parseConfig(`
+[assistant.model]
+id = "anthropic/claude-test"
+[providers.llm.anthropic]
+base_url = "${server.url}"
+${extra}
+`);
+    for (const [extra, sent] of [["", 8192], ["max_tokens = 32000", 32000]] as const) {
+      server.reply(anthropicAnswer({ text: "ok" }));
+      const provider = await providerFromConfig(config(extra), { env: {} });
+      await provider!.complete(request());
+      assert.equal(server.requests.at(-1)!.body["max_tokens"], sent);
+    }
+    assert.equal(DEFAULT_ANTHROPIC_MAX_TOKENS, 8192);
+  });
+});
+
+Deno.test("AnthropicProvider refuses a maxTokens that is not a whole number of at least 1", () => {
+  for (const maxTokens of [0, -1, 1.5, Number.NaN]) {
+    assert.throws(
+      () => new AnthropicProvider({ model: "claude-test", maxTokens }),
+      new RangeError(`maxTokens must be a whole number of at least 1, got \`${maxTokens}\``),
+    );
+  }
 });
 
 Deno.test("AnthropicProvider without a key sends no key header", async () => {

@@ -1,7 +1,7 @@
 /**
  * The model client a configuration names: `assistant.model.id` picks the API
- * family and the model, `[providers.llm.<family>]` says where it is reached
- * and which environment variable holds the key. The key is read from the
+ * family and the model, `[providers.llm.<family>]` says where it is reached,
+ * which environment variable holds the key and (Anthropic) `max_tokens`. The key is read from the
  * environment here, when the client is made, and goes nowhere but the
  * client. Each family's client library is loaded only when it is used.
  *
@@ -64,6 +64,7 @@ export async function providerFromConfig(
   const { AnthropicProvider } = await import("./anthropic_provider.ts");
   return new AnthropicProvider({
     ...common,
+    ...(api.maxTokens === undefined ? {} : { maxTokens: api.maxTokens }),
     ...(options.notice === undefined ? {} : { notice: options.notice }),
   });
 }
