@@ -2,47 +2,70 @@ import assert from "node:assert/strict";
 import { main } from "../cli.ts";
 import { captureCommandIo } from "./command_io.ts";
 
-Deno.test("inspect prints every machine as Mermaid, with the public state names", async () => {
+Deno.test("inspect prints every machine as Markdown, one mermaid block each, in run order", async () => {
   const io = captureCommandIo();
   assert.equal(await main(["inspect"], io), 0);
   const out = io.out();
-  const names = [...out.matchAll(/^%% (\w+)$/gm)].map((match) => match[1]);
-  assert.deepEqual(names, ["turn", "phase", "toolCall", "commit"], "exactly the machines that run");
-  for (const name of ["turn", "phase", "toolCall", "commit"]) {
-    assert.match(out, new RegExp(`^%% ${name}\\nstateDiagram-v2$`, "m"));
-  }
+  assert.match(out, /^# The machines\n/);
+  const headings = [...out.matchAll(/^## `(\w+)`\n\n```mermaid\nstateDiagram-v2\n/gm)]
+    .map((match) => match[1]);
+  assert.deepEqual(
+    headings,
+    ["turn", "phase", "toolCall", "commit"],
+    "exactly the machines that run",
+  );
+  assert.equal(out.match(/^```$/gm)?.length, 4, "every block is closed");
   for (
     const edge of [
       "reviewSlot --> barrierAcknowledge : always",
       "barrierAcknowledge --> released : done",
-      "merging --> spendingBudget",
-      "flushing --> releasing : done",
       "toolPhase --> requesting : done",
-      "executing --> capping : always [allSlotsWritten]",
+      "toolPhase_executing --> toolPhase_capping : always [allSlotsWritten]",
+      "toolPhase_committing_flushing --> toolPhase_committing_releasing : done",
+      "execute_running --> resultPrompt : done [wasParked]",
     ]
   ) {
     assert.ok(out.includes(edge), edge);
   }
 });
 
-Deno.test("inspect --json prints the node trees; an unknown machine is a usage error", async () => {
+Deno.test("inspect with one machine prints its diagram alone: one Mermaid document", async () => {
   const io = captureCommandIo();
-  assert.equal(await main(["inspect", "--json", "commit"], io), 0);
-  const tree = JSON.parse(io.out());
-  assert.deepEqual(Object.keys(tree), ["commit"]);
-  assert.deepEqual(Object.keys(tree.commit.states), [
-    "merging",
-    "spendingBudget",
-    "recording",
-    "flushing",
-    "releasing",
-    "done",
-    "failed",
-  ]);
-  const bad = captureCommandIo();
-  assert.equal(await main(["inspect", "nope"], bad), 2);
-  assert.match(
-    bad.err(),
-    /unknown machine "nope" \(expected one of: turn, phase, toolCall, commit\)/,
-  );
+  assert.equal(await main(["inspect", "commit"], io), 0);
+  assert.match(io.out(), /^stateDiagram-v2\n {2}\[\*\] --> merging\n/);
+  assert.doesNotMatch(io.out(), /```|^#/m);
+});
+
+Deno.test("inspect --format json (or --json) prints the node trees", async () => {
+  for (const args of [["--format", "json"], ["--json"], ["--json", "--format=json"]]) {
+    const io = captureCommandIo();
+    assert.equal(await main(["inspect", ...args, "commit"], io), 0);
+    const tree = JSON.parse(io.out());
+    assert.deepEqual(Object.keys(tree), ["commit"]);
+    assert.deepEqual(Object.keys(tree.commit.states), [
+      "merging",
+      "spendingBudget",
+      "recording",
+      "flushing",
+      "releasing",
+      "done",
+      "failed",
+    ]);
+  }
+});
+
+Deno.test("inspect refuses an unknown machine, an unknown format, and --json against --format", async () => {
+  const cases: [string[], string][] = [
+    [["nope"], 'unknown machine "nope" (expected one of: turn, phase, toolCall, commit)'],
+    [["--format", "svg"], '--format "svg" is not accepted (expected mermaid or json)'],
+    [["--json", "--format", "mermaid"], "--json contradicts --format mermaid: give one of them"],
+  ];
+  for (const [args, message] of cases) {
+    const io = captureCommandIo();
+    assert.equal(await main(["inspect", ...args], io), 2, args.join(" "));
+    assert.equal(
+      io.err(),
+      `spillway inspect: ${message}\nRun \`spillway inspect --help\` for usage.\n`,
+    );
+  }
 });
