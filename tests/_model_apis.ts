@@ -9,8 +9,6 @@
  * @module
  */
 
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
@@ -21,9 +19,7 @@ import {
   type RecordedRequest,
 } from "../src/testing/fake_model_server.ts";
 import { openAiAnswer, openAiError, type WireAnswer } from "../src/testing/openai_wire.ts";
-
-/** The repository root: local tools run from here. */
-export const REPO = fileURLToPath(new URL("..", import.meta.url));
+import { eventsOf, REPO, workspaceWith } from "./_cli.ts";
 
 /** A tool result as a request carried it. */
 export interface SentResult {
@@ -120,11 +116,9 @@ export const ANTHROPIC: ModelApi = {
 export const APIS: readonly ModelApi[] = [OPENAI, ANTHROPIC];
 
 /** A temporary workspace whose config has the test tools (run by this Deno). */
-export async function modelWorkspace(): Promise<string> {
-  const workspace = await Deno.makeTempDir({ prefix: "spillway_model_" });
+export function modelWorkspace(): Promise<string> {
   const deno = JSON.stringify(Deno.execPath());
-  await Deno.writeTextFile(
-    join(workspace, "config.toml"),
+  return workspaceWith(
     `[conversation.tools.noisy_test_run]
 source = "local"
 command = [${deno}, "run", "examples/tools/noisy_test_run.ts"]
@@ -137,7 +131,6 @@ command = [${deno}, "run", "examples/tools/noisy_test_run.ts"]
 size_threshold = "unlimited"
 `,
   );
-  return workspace;
 }
 
 /** Runs `fn` with a fresh fake server and model workspace, both removed after. */
@@ -182,15 +175,7 @@ export async function queryModel(
   return { code, stdout: io.out(), stderr: io.err() };
 }
 
-/** The conversation id of the closing line (`Conversation <id> …`). */
-export function conversationId(run: QueryRun): string {
-  const match = /Conversation (\S+?):? /.exec(run.stdout + run.stderr);
-  if (match === null) throw new Error(`no Conversation line in:\n${run.stdout}\n${run.stderr}`);
-  return match[1]!;
-}
-
-/** The events of a conversation, as recorded. */
+/** The events of a conversation, as recorded, typed as the stream's events. */
 export async function recordedEvents(workspace: string, id: string): Promise<StreamEvent[]> {
-  const text = await Deno.readTextFile(join(workspace, "conversations", id, "events.jsonl"));
-  return text.trimEnd().split("\n").map((line) => JSON.parse(line));
+  return (await eventsOf(workspace, id)) as unknown as StreamEvent[];
 }

@@ -11,13 +11,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  continueQuery,
-  conversationIdOf,
-  eventsOf,
-  query,
-  workspaceWith,
-} from "./durability_cli.ts";
+import { continueQuery, conversationIdOf, eventsOf, query, workspaceWith } from "./_cli.ts";
 
 /** Each call's result; three do not fit in the tmpfs, two would. */
 const RESULT_BYTES = 250_000;
@@ -82,7 +76,7 @@ Deno.test({
     const mount = await run("mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", conversations);
     assert.ok(mount.success, mount.stderr);
     try {
-      const first = await query(workspace, "--quiet", "--script", "first.toml", "fill it up");
+      const first = await query(workspace, ["--quiet", "--script", "first.toml", "fill it up"]);
       const id = conversationIdOf(first);
       const log = `conversations/${id}/events.jsonl`;
       assert.equal(first.code, 1, first.stderr);

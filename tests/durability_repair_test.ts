@@ -14,7 +14,7 @@ import {
   INTERRUPTED_RESPONSE,
   INTERRUPTED_TURN_REASON,
 } from "../src/stream/repair_interrupted_turn.ts";
-import { continueQuery, eventsOf, workspaceWith } from "./durability_cli.ts";
+import { continueQuery, eventsOf, workspaceWith } from "./_cli.ts";
 
 const ID = "20261130-120000-abcdef";
 

@@ -22,8 +22,9 @@ import {
   finished,
   REPO,
   spawnQuery,
+  spillwayArgv,
   workspaceWith,
-} from "./durability_cli.ts";
+} from "./_cli.ts";
 
 const CONFIG = `
 [conversation.tools.hang]
@@ -121,20 +122,7 @@ Deno.test({
         join(REPO, "tests", "fixtures", "signals", "exit_code_of.ts"),
         "exit_code",
         Deno.execPath(),
-        "run",
-        "--quiet",
-        "--no-prompt",
-        "--allow-read",
-        "--allow-write",
-        "--allow-run",
-        "--allow-env",
-        join(REPO, "src", "cli.ts"),
-        "query",
-        "--workspace",
-        ".",
-        "--script",
-        "script.toml",
-        "go",
+        ...spillwayArgv(["query", "--workspace", ".", "--script", "script.toml", "go"]),
       ].map(shellQuote).join(" ");
       await tmux(
         "new-session",

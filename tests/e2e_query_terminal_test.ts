@@ -15,54 +15,21 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { type CliRun, query, REPO, workspaceWith } from "./_cli.ts";
 
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 const DENO = JSON.stringify(Deno.execPath());
 
-interface Run {
-  readonly code: number;
-  readonly stdout: Uint8Array;
-  readonly stderr: Uint8Array;
-  readonly out: string;
-  readonly err: string;
-}
-
-/** Runs `spillway query` from the repository root on a workspace holding `config` and `script`. */
-async function query(config: string, script: string): Promise<Run> {
-  const workspace = await Deno.makeTempDir({ prefix: "spillway_e2e_terminal_" });
+/**
+ * Runs `spillway query --script … go` from the repository root (the configs
+ * name examples/… relative to it) on a workspace holding `config` and
+ * `script`, removed after.
+ */
+async function queryWith(config: string, script: string): Promise<CliRun> {
+  const workspace = await workspaceWith(config, { "script.toml": script });
   try {
-    await Deno.writeTextFile(join(workspace, "config.toml"), config);
-    await Deno.writeTextFile(join(workspace, "script.toml"), script);
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--allow-read",
-        "--allow-write",
-        "--allow-run",
-        "--allow-env",
-        "src/cli.ts",
-        "query",
-        "--workspace",
-        workspace,
-        "--script",
-        join(workspace, "script.toml"),
-        "go",
-      ],
+    return await query(workspace, ["--script", join(workspace, "script.toml"), "go"], {
       cwd: REPO,
-      // The machine's own user config must not leak in.
-      env: { XDG_CONFIG_HOME: join(workspace, "no-user-config") },
-      stdin: "null",
-    }).output();
-    const decoder = new TextDecoder();
-    return {
-      code: output.code,
-      stdout: output.stdout,
-      stderr: output.stderr,
-      out: decoder.decode(output.stdout),
-      err: decoder.decode(output.stderr),
-    };
+    });
   } finally {
     await Deno.remove(workspace, { recursive: true });
   }
@@ -108,39 +75,39 @@ tool_calls = [
 [[cycles]]
 text = "done"
 `;
-  const run = await query(config, script);
-  assert.equal(run.code, 0, run.err);
-  assertNothingRaw(run.stdout, "stdout");
-  assertNothingRaw(run.stderr, "stderr");
+  const run = await queryWith(config, script);
+  assert.equal(run.code, 0, run.stderr);
+  assertNothingRaw(run.bytes.stdout, "stdout");
+  assertNothingRaw(run.bytes.stderr, "stderr");
 
-  const out = run.out.split("\n");
-  const err = run.err.split("\n");
+  const out = run.stdout.split("\n");
+  const err = run.stderr.split("\n");
   // The model's words and the call lines (arguments are JSON, which escapes C0 already).
-  assert.ok(out.includes("assistant: Calling ␛]0;title\\x07 tools \\u202e"), run.out);
+  assert.ok(out.includes("assistant: Calling ␛]0;title\\x07 tools \\u202e"), run.stdout);
   assert.ok(
     out.includes('▸ wc␛]0;owned\\x07\\u202e {"text":"one \\u001b[2J two"}  (call␛[31m\\u202e1)'),
-    run.out,
+    run.stdout,
   );
-  assert.ok(out.includes("▸ peek␛]0;owned\\x07\\x9b2J\\u202e {}  (call\\x9b2J2)"), run.out);
+  assert.ok(out.includes("▸ peek␛]0;owned\\x07\\x9b2J\\u202e {}  (call\\x9b2J2)"), run.stdout);
   // Result lines: the local tool's, the upstream tool's hostile answer, the unknown tool's
   // (which never started, so it has no call line).
   assert.ok(
     out.includes("◂ wc␛]0;owned\\x07\\u202e (call␛[31m\\u202e1) result: 1 line, 26 B"),
-    run.out,
+    run.stdout,
   );
-  assert.ok(out.includes("  │ ␛]8;;http://evil\\x07link␛]8;;\\x07\\u202e"), run.out);
+  assert.ok(out.includes("  │ ␛]8;;http://evil\\x07link␛]8;;\\x07\\u202e"), run.stdout);
   assert.ok(
     out.some((line) => line.startsWith("  ✗ tool nope␛[2J\\u2066 is not available")),
-    run.out,
+    run.stdout,
   );
   // The notice names the upstream tool; the server's own stderr passes through inert.
   assert.ok(
     err.includes(
       "peek␛]0;owned\\x07\\x9b2J\\u202e: sent 1.0 KB of 2.0 KB to the assistant (size_threshold)",
     ),
-    run.err,
+    run.stderr,
   );
-  assert.ok(err.includes("␛]0;owned-by-stderr\\x07starting"), run.err);
+  assert.ok(err.includes("␛]0;owned-by-stderr\\x07starting"), run.stderr);
 });
 
 Deno.test("query's start-up error shows a hostile server name inert", async () => {
@@ -149,12 +116,12 @@ Deno.test("query's start-up error shows a hostile server name inert", async () =
 type = "stdio"
 command = "no-such-mcp-server\\u001b[2J"
 `;
-  const run = await query(config, `[[cycles]]\ntext = "unused"\n`);
+  const run = await queryWith(config, `[[cycles]]\ntext = "unused"\n`);
   assert.equal(run.code, 1);
-  assertNothingRaw(run.stdout, "stdout");
-  assertNothingRaw(run.stderr, "stderr");
+  assertNothingRaw(run.bytes.stdout, "stdout");
+  assertNothingRaw(run.bytes.stderr, "stderr");
   assert.equal(
-    run.err,
+    run.stderr,
     "spillway query: cannot start upstream server mcp.bad␛]0;owned\\x07\\u202e: command not " +
       "found: `no-such-mcp-server␛[2J`\n",
   );
@@ -176,14 +143,14 @@ tool_calls = [{ id = "call_1", name = "fs_list_files", arguments = { path = "exa
 [[cycles]]
 text = "done"
 `;
-  const run = await query(config, script);
-  assert.equal(run.code, 0, run.err);
-  const warnings = run.err.split("\n").filter((line) => line.startsWith("warning: "));
-  assert.equal(warnings.length, 1, run.err);
+  const run = await queryWith(config, script);
+  assert.equal(run.code, 0, run.stderr);
+  const warnings = run.stderr.split("\n").filter((line) => line.startsWith("warning: "));
+  assert.equal(warnings.length, 1, run.stderr);
   assert.match(
     warnings[0] ?? "",
     /^warning: conversation\.tools\.fs_lst_files \(\/.+\/config\.toml:3\): no source provides a tool named fs_lst_files, so these settings are never used \(did you mean fs_list_files\?\)$/,
   );
-  assert.match(run.out, /◂ fs_list_files \(call_1\) result: /);
-  assert.match(run.out, /Conversation \S+ \(2 model requests, 0 cut responses\)/);
+  assert.match(run.stdout, /◂ fs_list_files \(call_1\) result: /);
+  assert.match(run.stdout, /Conversation \S+ \(2 model requests, 0 cut responses\)/);
 });

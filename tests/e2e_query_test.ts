@@ -9,95 +9,35 @@
 
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { ByteSize } from "../src/size/byte_size.ts";
+import { type CliRun, query, REPO, responsesOf, workspaceWith } from "./_cli.ts";
 
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 const FIXTURES = join(REPO, "tests", "fixtures", "e2e");
 const DEFAULT_THRESHOLD = ByteSize.parse("256KB");
 const NOISY_THRESHOLD = ByteSize.parse("64KB");
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface ToolCallResponseEvent {
-  readonly type: "tool_call_response";
-  readonly id: string;
-  readonly content: string;
-  readonly is_error: boolean;
-}
-
 /** A temporary workspace holding the tools config (with this Deno) and a script. */
-async function workspaceWith(script: string): Promise<string> {
-  const workspace = await Deno.makeTempDir({ prefix: "spillway_e2e_" });
+async function e2eWorkspace(script: string): Promise<string> {
   const config = await Deno.readTextFile(join(FIXTURES, "tools.config.toml"));
-  await Deno.writeTextFile(
-    join(workspace, "config.toml"),
-    config.replaceAll('"deno"', JSON.stringify(Deno.execPath())),
-  );
-  await Deno.copyFile(join(FIXTURES, script), join(workspace, "script.toml"));
-  return workspace;
+  return workspaceWith(config.replaceAll('"deno"', JSON.stringify(Deno.execPath())), {
+    "script.toml": await Deno.readTextFile(join(FIXTURES, script)),
+  });
 }
 
-/** Runs `spillway query` the way `deno task spillway` does, from the repository root. */
-async function query(workspace: string, ...args: string[]): Promise<Run> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--allow-read",
-      "--allow-write",
-      "--allow-run",
-      "--allow-env",
-      "src/cli.ts",
-      "query",
-      "--workspace",
-      workspace,
-      ...args,
-    ],
-    cwd: REPO,
-    // The machine's own user config must not leak in: point it at an empty place.
-    env: { XDG_CONFIG_HOME: join(workspace, "no-user-config") },
-    stdin: "null",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+/** Runs `spillway query` from the repository root: the config names examples/… relative to it. */
+function queryFromRepo(workspace: string, ...args: string[]): Promise<CliRun> {
+  return query(workspace, args, { cwd: REPO });
 }
 
 /** The closing line: returns the conversation id after checking the path it names. */
-function conversationLine(run: Run, workspace: string, summary: string): string {
+function conversationLine(run: CliRun, workspace: string, summary: string): string {
   const match = /Conversation (\S+) \(([^)]*)\): (.+)\n$/.exec(run.stdout);
   assert.ok(match, `no closing Conversation line in:\n${run.stdout.slice(-500)}`);
   const [, id, shown, path] = match;
   assert.equal(shown, summary);
   assert.equal(path, join(workspace, "conversations", id!, "events.jsonl"));
   return id!;
-}
-
-/** The recorded tool_call_response events of a conversation, by call id. */
-async function recordedResponses(
-  workspace: string,
-  id: string,
-): Promise<Map<string, ToolCallResponseEvent>> {
-  const text = await Deno.readTextFile(join(workspace, "conversations", id, "events.jsonl"));
-  assert.ok(text.endsWith("\n"), "the log ends with a complete line");
-  const responses = new Map<string, ToolCallResponseEvent>();
-  for (const line of text.slice(0, -1).split("\n")) {
-    const event = JSON.parse(line) as { type: string };
-    if (event.type === "tool_call_response") {
-      const response = event as ToolCallResponseEvent;
-      responses.set(response.id, response);
-    }
-  }
-  return responses;
 }
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
@@ -123,9 +63,9 @@ function assertCut(content: string, original: string, cap: ByteSize): void {
 }
 
 Deno.test("query caps a local tool's 1 MB and an upstream server's 5 MB, records and reports them", async () => {
-  const workspace = await workspaceWith("report_5mb.script.toml");
+  const workspace = await e2eWorkspace("report_5mb.script.toml");
   try {
-    const run = await query(
+    const run = await queryFromRepo(
       workspace,
       "--config",
       join(workspace, "config.toml"),
@@ -155,7 +95,7 @@ Deno.test("query caps a local tool's 1 MB and an upstream server's 5 MB, records
     assert.ok(kept, "the terminal points at the full result");
     assert.equal(await Deno.readTextFile(resolve(REPO, kept[1]!)), report);
 
-    const responses = await recordedResponses(workspace, id);
+    const responses = await responsesOf(workspace, id);
     assert.deepEqual([...responses.keys()], ["call_1", "call_2"]);
     assertCut(responses.get("call_1")!.content, testLog, NOISY_THRESHOLD);
     assertCut(responses.get("call_2")!.content, report, DEFAULT_THRESHOLD);
@@ -167,9 +107,9 @@ Deno.test("query caps a local tool's 1 MB and an upstream server's 5 MB, records
 });
 
 Deno.test("query --quiet caps a 50 MB upstream result and still prints the notice", async () => {
-  const workspace = await workspaceWith("report_50mb.script.toml");
+  const workspace = await e2eWorkspace("report_50mb.script.toml");
   try {
-    const run = await query(
+    const run = await queryFromRepo(
       workspace,
       "--config",
       join(workspace, "config.toml"),
@@ -197,7 +137,7 @@ Deno.test("query --quiet caps a 50 MB upstream result and still prints the notic
     assert.equal((await Deno.stat(saved)).mode! & 0o777, 0o600);
     // Quiet: the closing line is all stdout holds.
     assert.match(run.stdout, /^Conversation \S+ \([^)]*\): \S+\n$/);
-    const responses = await recordedResponses(workspace, id);
+    const responses = await responsesOf(workspace, id);
     assert.deepEqual([...responses.keys()], ["call_1"]);
     assertCut(responses.get("call_1")!.content, report, DEFAULT_THRESHOLD);
   } finally {
@@ -206,15 +146,20 @@ Deno.test("query --quiet caps a 50 MB upstream result and still prints the notic
 });
 
 Deno.test("query answers a call to an unknown tool with an unavailable-tool response and finishes", async () => {
-  const workspace = await workspaceWith("unknown_tool.script.toml");
+  const workspace = await e2eWorkspace("unknown_tool.script.toml");
   try {
     // No --config: the workspace's config.toml is read (the layered default).
-    const run = await query(workspace, "--script", join(workspace, "script.toml"), "Try it");
+    const run = await queryFromRepo(
+      workspace,
+      "--script",
+      join(workspace, "script.toml"),
+      "Try it",
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, "", "no cut, no notice");
     const id = conversationLine(run, workspace, "2 model requests, 0 cut responses");
     assert.match(run.stdout, /\nassistant: That tool is not available\.\n/);
-    const responses = await recordedResponses(workspace, id);
+    const responses = await responsesOf(workspace, id);
     assert.deepEqual([...responses.keys()], ["call_1", "call_2"]);
     const unavailable = responses.get("call_1")!;
     assert.equal(unavailable.is_error, true);
@@ -234,9 +179,9 @@ Deno.test("query answers a call to an unknown tool with an unavailable-tool resp
 });
 
 Deno.test("query refuses an invalid config: exit 1, the problem on stderr, nothing recorded", async () => {
-  const workspace = await workspaceWith("report_5mb.script.toml");
+  const workspace = await e2eWorkspace("report_5mb.script.toml");
   try {
-    const run = await query(
+    const run = await queryFromRepo(
       workspace,
       "--config",
       "tests/fixtures/e2e/invalid.config.toml",

@@ -13,7 +13,8 @@ import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
 import { FileStreamStore } from "../src/stream/file_stream_store.ts";
-import { APIS, conversationId, queryModel, recordedEvents, REPO, withFake } from "./_model_apis.ts";
+import { APIS, queryModel, recordedEvents, withFake } from "./_model_apis.ts";
+import { conversationIdOf, REPO, spawnQuery } from "./_cli.ts";
 
 /** Loads a conversation through the store, as a later `query` would: no warning, every event. */
 async function loadCleanly(workspace: string, id: string): Promise<StreamEvent[]> {
@@ -36,7 +37,7 @@ for (const api of APIS) {
       );
       const run = await queryModel(api, server, workspace, "Run the tests");
       assert.equal(run.code, 1);
-      const id = conversationId(run);
+      const id = conversationIdOf(run);
       const [notice, failed, where, repair, ...rest] = run.stderr.split("\n");
       assert.equal(
         notice,
@@ -88,7 +89,7 @@ for (const api of APIS) {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stderr, "");
       assert.equal(server.requests.length, 2);
-      const events = await recordedEvents(workspace, conversationId(run));
+      const events = await recordedEvents(workspace, conversationIdOf(run));
       assert.equal(events.filter((e) => e.type === "chat_request").length, 1);
     });
   });
@@ -106,7 +107,7 @@ for (const api of APIS) {
         run.stderr.split("\n")[0],
         `The turn failed: ${base} refused the API key in ${api.keyEnv} (401): ${said}`,
       );
-      const events = await loadCleanly(workspace, conversationId(run));
+      const events = await loadCleanly(workspace, conversationIdOf(run));
       assert.deepEqual(events.map((e) => e.type), ["turn_start", "chat_request", "turn_end"]);
     });
   });
@@ -116,32 +117,11 @@ for (const api of APIS) {
       server.reply(
         api.answer({ text: "Let me explain this at some length", truncated: true }, { hold: true }),
       );
-      const child = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--quiet",
-          "--allow-read",
-          "--allow-write",
-          "--allow-run",
-          "--allow-env",
-          "--allow-net=127.0.0.1",
-          "src/cli.ts",
-          "query",
-          "--workspace",
-          workspace,
-          "--model",
-          `${api.name}/test-model`,
-          "--cfg",
-          api.baseUrlCfg(server),
-          "Explain",
-        ],
-        cwd: REPO,
-        env: { XDG_CONFIG_HOME: join(workspace, "no-user-config") },
-        clearEnv: true,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+      const child = spawnQuery(
+        workspace,
+        ["--model", `${api.name}/test-model`, "--cfg", api.baseUrlCfg(server), "Explain"],
+        { cwd: REPO, clearEnv: true, denoFlags: ["--allow-net=127.0.0.1"] },
+      );
       const errors = new Response(child.stderr).text();
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
       let stdout = "";

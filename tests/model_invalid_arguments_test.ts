@@ -11,15 +11,8 @@ import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
 import type { RecordedRequest } from "../src/testing/fake_model_server.ts";
-import {
-  APIS,
-  conversationId,
-  type ModelApi,
-  queryModel,
-  recordedEvents,
-  REPO,
-  withFake,
-} from "./_model_apis.ts";
+import { conversationIdOf, REPO } from "./_cli.ts";
+import { APIS, type ModelApi, queryModel, recordedEvents, withFake } from "./_model_apis.ts";
 
 /** The call's arguments as the first request's answer sent them: cut short. */
 const CUT_SHORT = '{"megabytes": 0.01, "fail": fals';
@@ -84,7 +77,7 @@ for (const api of APIS) {
       assert.deepEqual(third.map((r) => r.id), ["call_bad", "call_good"]);
 
       // The stream holds what the model sent, and the answer as delivered.
-      const events = await recordedEvents(workspace, conversationId(run));
+      const events = await recordedEvents(workspace, conversationIdOf(run));
       const request = events.find((e) => e.type === "tool_call_request" && e.id === "call_bad");
       assert.deepEqual(request, {
         type: "tool_call_request",
@@ -107,7 +100,7 @@ for (const api of APIS) {
       assert.equal(end?.type === "turn_end" && end.status, "finished");
 
       // `conversation show` shows what the model sent, not the empty object.
-      const id = conversationId(run);
+      const id = conversationIdOf(run);
       assert.match(
         await show(workspace, id),
         /\n {2}▸ noisy_test_run \{"megabytes": 0\.01, "fail": fals {2}\(call_bad, arguments not a JSON object\)\n {4}◂ error: 217 B\n/,
@@ -124,7 +117,7 @@ for (const api of APIS) {
         server,
         workspace,
         "--conversation",
-        conversationId(run),
+        conversationIdOf(run),
         "Anything else?",
       );
       assert.equal(next.code, 0, next.stderr);

@@ -12,10 +12,11 @@ import assert from "node:assert/strict";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../src/review/max_tool_response_batch_bytes.ts";
 import { ByteSize } from "../src/size/byte_size.ts";
-import type { ChatRequestEvent, ChatResponseEvent, StreamEvent } from "../src/stream/events.ts";
+import type { ChatRequestEvent, ChatResponseEvent } from "../src/stream/events.ts";
 import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
-import { APIS, conversationId, queryModel, recordedEvents, REPO, withFake } from "./_model_apis.ts";
+import { APIS, queryModel, recordedEvents, withFake } from "./_model_apis.ts";
+import { conversationIdOf, REPO, responsesOf } from "./_cli.ts";
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const ONE_MB = 1024 * 1024;
@@ -26,14 +27,6 @@ const marker = (originalBytes: number, cap: number) =>
   `\n... [truncated, ${ByteSize.fromBytes(originalBytes).human()} → ${
     ByteSize.fromBytes(cap).human()
   }]`;
-
-function recordedResponses(events: readonly StreamEvent[]): Map<string, string> {
-  const responses = new Map<string, string>();
-  for (const event of events) {
-    if (event.type === "tool_call_response") responses.set(event.id, event.content);
-  }
-  return responses;
-}
 
 for (const api of APIS) {
   Deno.test(`${api.name}: a two-cycle turn sends the local tool's 1 MB capped, under its call id, as recorded`, async () => {
@@ -85,9 +78,9 @@ for (const api of APIS) {
       assert.ok(LOG.startsWith(content.slice(0, -marker(utf8Bytes(LOG), cap).length)));
 
       // The stream recorded exactly what was sent, the model asked and what it cost.
-      const id = conversationId(run);
+      const id = conversationIdOf(run);
       const events = await recordedEvents(workspace, id);
-      assert.equal(recordedResponses(events).get("call_run"), content);
+      assert.equal((await responsesOf(workspace, id)).get("call_run")?.content, content);
       const requests = events.filter((e): e is ChatRequestEvent => e.type === "chat_request");
       assert.deepEqual(requests.map((e) => e.model), [
         `${api.name}/test-model`,
@@ -132,8 +125,8 @@ for (const api of APIS) {
         total += utf8Bytes(content);
       }
       assert.ok(total <= MAX_TOOL_RESPONSE_BATCH_BYTES, `${total} bytes sent in one batch`);
-      const recorded = recordedResponses(await recordedEvents(workspace, conversationId(run)));
-      assert.deepEqual(sent.map((r) => recorded.get(r.id)), sent.map((r) => r.content));
+      const recorded = await responsesOf(workspace, conversationIdOf(run));
+      assert.deepEqual(sent.map((r) => recorded.get(r.id)?.content), sent.map((r) => r.content));
     });
   });
 
@@ -148,7 +141,7 @@ for (const api of APIS) {
       );
       const first = await queryModel(api, server, workspace, "Run the tests");
       assert.equal(first.code, 0, first.stderr);
-      const id = conversationId(first);
+      const id = conversationIdOf(first);
       // The repair `query` names when a conversation outgrows the context window.
       const io = captureCommandIo({ cwd: REPO });
       const compact = [
@@ -163,7 +156,7 @@ for (const api of APIS) {
       server.reply(api.answer({ text: "Fixed, I think." }));
       const second = await queryModel(api, server, workspace, "--conversation", id, "Fix it");
       assert.equal(second.code, 0, second.stderr);
-      assert.equal(conversationId(second), id);
+      assert.equal(conversationIdOf(second), id);
       const request = server.requests[2]!;
       assert.deepEqual(api.prompts(request), ["Run the tests", "Fix it"]);
       assert.deepEqual(api.toolResults(request), [{
@@ -174,8 +167,8 @@ for (const api of APIS) {
       const assistantTexts = JSON.stringify(request.body["messages"]);
       assert.ok(assistantTexts.includes("Running.") && assistantTexts.includes("It failed."));
       // The stream still holds the payload the model no longer gets.
-      const recorded = recordedResponses(await recordedEvents(workspace, id));
-      assert.ok(recorded.get("call_1")!.endsWith(marker(utf8Bytes(LOG), 64 * 1024)));
+      const recorded = await responsesOf(workspace, id);
+      assert.ok(recorded.get("call_1")!.content.endsWith(marker(utf8Bytes(LOG), 64 * 1024)));
     });
   });
 }

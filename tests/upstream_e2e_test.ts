@@ -9,14 +9,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  type CliRun,
-  conversationIdOf,
-  eventsOf,
-  query,
-  REPO,
-  workspaceWith,
-} from "./durability_cli.ts";
+import { type CliRun, conversationIdOf, eventsOf, query, REPO, workspaceWith } from "./_cli.ts";
 import { isAlive } from "./_process_probe.ts";
 
 const SERVER = join(REPO, "tests", "fixtures", "upstream", "scripted_server.ts");
@@ -36,7 +29,7 @@ function server(name: string, flags: readonly string[], extra = ""): string {
 
 /** `spillway query --script script.toml …args` in `workspace`. */
 function run(workspace: string, ...args: string[]): Promise<CliRun> {
-  return query(workspace, "--script", join(workspace, "script.toml"), ...args);
+  return query(workspace, ["--script", join(workspace, "script.toml"), ...args]);
 }
 
 /** The recorded responses of the run's conversation, by call id. */

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO } from "./durability_cli.ts";
+import { REPO } from "./_cli.ts";
 import { startHttpGateway, textOf } from "./gateway_fixtures.ts";
 
 const SERVER = join(REPO, "tests", "fixtures", "upstream", "scripted_server.ts");
