@@ -22,7 +22,11 @@ export type { TextWindow } from "./size/text_window.ts";
 export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
 export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";
 export type { ToolCall } from "./review/tool_call.ts";
-export type { NonTextContent, ToolCallResponse } from "./review/tool_call_response.ts";
+export type {
+  NonTextContent,
+  ResponseWindow,
+  ToolCallResponse,
+} from "./review/tool_call_response.ts";
 export type { SpilledOutput } from "./review/full_output_reference.ts";
 
 export { parseConfig } from "./config/parse_config.ts";
@@ -95,6 +99,8 @@ export {
   type ToolResult,
   type ToolSource,
 } from "./service/tool_source.ts";
+export type { FinishedOutput, OutputFile, OutputSink } from "./service/output_sink.ts";
+export type { BlobRef } from "./blobs/blob_ref.ts";
 export type {
   CallerRequest,
   LogMessage,

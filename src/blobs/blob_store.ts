@@ -37,7 +37,8 @@ const ENCODE_UNITS = 1 << 20;
 export class BlobWriter {
   readonly #store: BlobStore;
   readonly #file: Deno.FsFile;
-  readonly #temp: string;
+  /** The temporary file the bytes go to until {@linkcode finish}. */
+  readonly temp: string;
   readonly #hash = createHash("sha256");
   #bytes = 0;
   #done = false;
@@ -46,7 +47,7 @@ export class BlobWriter {
   constructor(store: BlobStore, file: Deno.FsFile, temp: string) {
     this.#store = store;
     this.#file = file;
-    this.#temp = temp;
+    this.temp = temp;
   }
 
   /** Bytes written so far. */
@@ -95,12 +96,12 @@ export class BlobWriter {
     }
     const existing = await this.#store.stat(ref);
     if (existing !== undefined && existing.bytes === this.#bytes) {
-      await Deno.remove(this.#temp);
+      await Deno.remove(this.temp);
       const now = new Date();
       await Deno.utime(path, now, now);
       return existing;
     }
-    await Deno.rename(this.#temp, path);
+    await Deno.rename(this.temp, path);
     await syncDirectory(this.#store.dir);
     return { ref, bytes: this.#bytes, path };
   }
@@ -110,7 +111,7 @@ export class BlobWriter {
     if (this.#done) return;
     this.#done = true;
     this.#file.close();
-    await Deno.remove(this.#temp).catch(() => {});
+    await Deno.remove(this.temp).catch(() => {});
   }
 }
 
@@ -147,7 +148,8 @@ export class BlobStore {
   async writer(): Promise<BlobWriter> {
     await this.#ensureDir();
     const temp = join(this.dir, `${BLOB_TEMP_PREFIX}${crypto.randomUUID()}`);
-    const file = await Deno.open(temp, { write: true, createNew: true });
+    // Tool output can hold secrets: readable by its owner only, like full-result files.
+    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
     return new BlobWriter(this, file, temp);
   }
 
@@ -208,11 +210,11 @@ export class BlobStore {
       const parent = join(this.dir, "..");
       let created = false;
       try {
-        await Deno.mkdir(this.dir);
+        await Deno.mkdir(this.dir, { mode: 0o700 });
         created = true;
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) {
-          await Deno.mkdir(this.dir, { recursive: true });
+          await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
           created = true;
         }
       }

@@ -9,9 +9,9 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { BlobRef } from "./blob_ref.ts";
 import { BLOB_TEMP_PREFIX, type BlobInfo, type BlobStore } from "./blob_store.ts";
+import { removeStaleFiles } from "./remove_stale_files.ts";
 
 /** How long a new (or reused) blob is kept even when no stream refers to it: one hour. */
 export const BLOB_GC_GRACE_MS = 60 * 60 * 1000;
@@ -74,28 +74,13 @@ export async function collectBlobGarbage(
     if (options.dryRun !== true) await removeIfPresent(blob.path);
     removed.push({ ref: blob.ref, bytes: blob.bytes, path: blob.path });
   }
-  let unfinished = 0;
-  for (const temp of await temporaryFiles(store.dir)) {
-    const info = await Deno.stat(temp).catch(() => undefined);
-    if (info === undefined || now - (info.mtime?.getTime() ?? 0) < graceMs) continue;
-    if (options.dryRun !== true) await removeIfPresent(temp);
-    unfinished++;
-  }
+  const unfinished = await removeStaleFiles(store.dir, {
+    prefix: BLOB_TEMP_PREFIX,
+    graceMs,
+    now,
+    dryRun: options.dryRun === true,
+  });
   return { removed, kept, unfinished };
-}
-
-async function temporaryFiles(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isFile && entry.name.startsWith(BLOB_TEMP_PREFIX)) {
-        found.push(join(dir, entry.name));
-      }
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return found;
 }
 
 async function removeIfPresent(path: string): Promise<void> {

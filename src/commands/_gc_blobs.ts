@@ -14,7 +14,10 @@ import { blobRefsInFile } from "../blobs/blob_refs_in_file.ts";
 import { BlobStore } from "../blobs/blob_store.ts";
 import { BLOB_GC_GRACE_MS, collectBlobGarbage } from "../blobs/collect_blob_garbage.ts";
 import { plural } from "../host/plural.ts";
+import { removeStaleFiles } from "../blobs/remove_stale_files.ts";
+import { spoolDirectory } from "../runtime/output_options.ts";
 import { blobDirectory } from "../runtime/spill_from_config.ts";
+import { SPOOL_PREFIX } from "../service/output_sink.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { Workspace } from "./_workspace.ts";
@@ -30,8 +33,9 @@ export interface GcBlobsOptions {
 }
 
 /**
- * Removes the workspace's unreferenced blobs and prints what it did. Says
- * nothing at all when the workspace has no blob store.
+ * Removes the workspace's unreferenced blobs and stale spool files, and
+ * prints what it did. Says nothing at all when the workspace has no blob
+ * store and no spool file to remove.
  */
 export async function gcBlobs(
   workspace: Workspace,
@@ -39,23 +43,34 @@ export async function gcBlobs(
   options: GcBlobsOptions,
 ): Promise<void> {
   const dir = blobDirectory(workspace.dir);
-  if (!(await isDirectory(dir))) return;
+  const graceMs = Math.max(options.olderThanMs, BLOB_GC_GRACE_MS);
+  const now = (io.now?.() ?? new Date()).getTime();
+  // Outputs spooled for calls a crash never released: unfinished writes too.
+  const spooled = await removeStaleFiles(spoolDirectory(workspace.dir), {
+    prefix: SPOOL_PREFIX,
+    graceMs,
+    now,
+    dryRun: options.dryRun,
+  });
+  const hasStore = await isDirectory(dir);
+  if (!hasStore && spooled === 0) return;
   const referenced = new Set<BlobRef>();
-  for (const id of await workspace.conversations.list()) {
+  for (const id of hasStore ? await workspace.conversations.list() : []) {
     await blobRefsInFile(join(workspace.dir, "conversations", id, "events.jsonl"), referenced);
   }
   const garbage = await collectBlobGarbage(new BlobStore(dir), referenced, {
-    graceMs: Math.max(options.olderThanMs, BLOB_GC_GRACE_MS),
+    graceMs,
     dryRun: options.dryRun,
-    ...(io.now === undefined ? {} : { now: io.now() }),
+    now: new Date(now),
   });
+  const unfinishedCount = garbage.unfinished + spooled;
   const where = workspace.shown(dir);
   const count = plural(garbage.removed.length, "stored output");
   const total = ByteSize.fromBytes(garbage.removed.reduce((sum, b) => sum + b.bytes, 0)).human();
-  const unfinished = garbage.unfinished === 0
+  const unfinished = unfinishedCount === 0
     ? ""
-    : ` and ${plural(garbage.unfinished, "unfinished write")}`;
-  if (garbage.removed.length === 0 && garbage.unfinished === 0) {
+    : ` and ${plural(unfinishedCount, "unfinished write")}`;
+  if (garbage.removed.length === 0 && unfinishedCount === 0) {
     io.stdout(`No stored outputs${options.age} that no conversation refers to in ${where}.\n`);
   } else if (options.dryRun) {
     for (const blob of garbage.removed) io.stdout(`would remove ${workspace.shown(blob.path)}\n`);

@@ -15,6 +15,7 @@ import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import { formatNotice } from "../review/notice.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
+import { outputOptions } from "../runtime/output_options.ts";
 import { spillFromConfig } from "../runtime/spill_from_config.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
 import { serveBlobResources } from "../service/blob_resources.ts";
@@ -132,6 +133,7 @@ export class Gateway {
       toolNames: plan.routes,
       barrierFor,
       ...(spilling === undefined ? {} : { spill: spilling.spill }),
+      output: outputOptions(resolve(options.workspace), policyFor),
     });
     const gateway = new Gateway(options, service, policyFor);
     try {

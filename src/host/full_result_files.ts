@@ -41,6 +41,52 @@ export class FullResultFiles {
   save(callId: string, text: string): string {
     const known = this.#saved.get(callId);
     if (known !== undefined) return known;
+    const { path, file } = this.#create(callId);
+    try {
+      writeTextInChunks(file, text);
+    } finally {
+      file.close();
+    }
+    this.#saved.set(callId, path);
+    return path;
+  }
+
+  /**
+   * Makes an existing file call `callId`'s full result (once, like
+   * {@linkcode save}): a spool file (`move`) is moved into the folder, a
+   * stored output is linked where it is. This is how an output too large to
+   * hold, already written to disk while the tool ran, becomes the full-result
+   * file without being read again.
+   *
+   * @throws whatever the file system throws (the caller logs it)
+   */
+  keep(callId: string, source: { readonly path: string; readonly move: boolean }): string {
+    const known = this.#saved.get(callId);
+    if (known !== undefined) return known;
+    if (!source.move) {
+      this.#saved.set(callId, source.path);
+      return source.path;
+    }
+    // A placeholder claims the name; the rename then replaces it atomically.
+    const { path, file } = this.#create(callId);
+    file.close();
+    try {
+      Deno.renameSync(source.path, path);
+    } catch (error) {
+      // Another file system (EXDEV): copy, then drop the original.
+      if (!(error instanceof Error && /cross-device|EXDEV/i.test(error.message))) {
+        Deno.removeSync(path);
+        throw error;
+      }
+      Deno.copyFileSync(source.path, path);
+      Deno.removeSync(source.path);
+    }
+    this.#saved.set(callId, path);
+    return path;
+  }
+
+  /** A new file for `callId` (`<id>.txt`, `<id>-2.txt`, …), mode 0600. */
+  #create(callId: string): { path: string; file: Deno.FsFile } {
     Deno.mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     const base = fileNamePart(callId);
     for (let n = 1;; n++) {
@@ -52,15 +98,9 @@ export class FullResultFiles {
         if (error instanceof Deno.errors.AlreadyExists) continue;
         throw error;
       }
-      try {
-        // The umask cannot widen 0600, but an odd one could narrow it to unreadable.
-        if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
-        writeTextInChunks(file, text);
-      } finally {
-        file.close();
-      }
-      this.#saved.set(callId, path);
-      return path;
+      // The umask cannot widen 0600, but an odd one could narrow it to unreadable.
+      if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
+      return { path, file };
     }
   }
 }

@@ -7,10 +7,10 @@
  */
 
 import { ByteSize } from "../size/byte_size.ts";
-import { utf8Length } from "../size/cap_text.ts";
+import { Buffer } from "node:buffer";
 import type { Prompter, ResultDecision, RunDecision } from "../machines/prompter.ts";
 import type { ToolCall } from "../review/tool_call.ts";
-import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { responseBytes, type ToolCallResponse } from "../review/tool_call_response.ts";
 import { fileNamePart } from "./file_name_part.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
@@ -52,7 +52,7 @@ export class TerminalPrompter implements Prompter {
 
   ask(call: ToolCall, response: ToolCallResponse, signal: AbortSignal): Promise<ResultDecision> {
     return this.#oneAtATime(async () => {
-      const size = ByteSize.fromBytes(utf8Length(response.content)).human();
+      const size = ByteSize.fromBytes(responseBytes(response)).human();
       for (;;) {
         this.#say(
           `${call.name} (${call.id}) returned ${size}${response.isError ? " (error)" : ""}. ` +
@@ -137,25 +137,35 @@ export class TerminalPrompter implements Prompter {
     response: ToolCallResponse,
     signal: AbortSignal,
   ): Promise<ResultDecision> {
-    const edited = await this.#editText(fileNamePart(call.name), response.content, signal);
-    return edited === undefined || edited === response.content
-      ? { kind: "deliver" }
-      : { kind: "edit", content: edited };
+    const { window } = response;
+    const name = fileNamePart(call.name);
+    // An output too large to hold is edited from its file: the whole raw text.
+    const edited = window === undefined
+      ? await this.#editText(name, response.content, signal)
+      : await this.#editText(name, { file: window.path }, signal);
+    if (edited === undefined) return { kind: "deliver" };
+    return edited === response.content ? { kind: "deliver" } : { kind: "edit", content: edited };
   }
 
   /**
-   * Opens the editor on `text` in a temp file named after `name` (a
-   * {@linkcode fileNamePart}: tool names come from outside); the edited
-   * text, or undefined when the editor failed.
+   * Opens the editor on `text` (or on a copy of `text.file`) in a temp file
+   * named after `name` (a {@linkcode fileNamePart}: tool names come from
+   * outside); the edited text, or undefined when the editor failed or a
+   * file came back unchanged.
    */
-  async #editText(name: string, text: string, signal: AbortSignal): Promise<string | undefined> {
+  async #editText(
+    name: string,
+    text: string | { readonly file: string },
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     const path = await Deno.makeTempFile({
       ...(this.#tempDir === undefined ? {} : { dir: this.#tempDir }),
       prefix: `spillway-${name}-`,
       suffix: ".txt",
     });
     try {
-      await Deno.writeTextFile(path, text);
+      if (typeof text === "string") await Deno.writeTextFile(path, text);
+      else await Deno.copyFile(text.file, path);
       const [program, ...args] = this.#editor;
       if (program === undefined) throw new TypeError("no editor configured");
       const status = await new Deno.Command(program, {
@@ -169,6 +179,7 @@ export class TerminalPrompter implements Prompter {
         this.#say(`${program} exited with code ${status.code}: keeping the text unedited`);
         return undefined;
       }
+      if (typeof text !== "string" && await sameBytes(path, text.file)) return undefined;
       return await Deno.readTextFile(path);
     } finally {
       await Deno.remove(path).catch(() => {});
@@ -193,6 +204,33 @@ export class TerminalPrompter implements Prompter {
     this.#queue = next.catch(() => {});
     return next;
   }
+}
+
+/** Whether two files hold the same bytes, read a chunk at a time. */
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  if ((await Deno.stat(a)).size !== (await Deno.stat(b)).size) return false;
+  using left = await Deno.open(a, { read: true });
+  using right = await Deno.open(b, { read: true });
+  const chunk = 1 << 20;
+  const x = new Uint8Array(chunk);
+  const y = new Uint8Array(chunk);
+  for (;;) {
+    const [m, n] = [await readFull(left, x), await readFull(right, y)];
+    if (m !== n) return false;
+    if (m === 0) return true;
+    if (Buffer.compare(x.subarray(0, m), y.subarray(0, n)) !== 0) return false;
+  }
+}
+
+/** Fills `buffer` from `file` as far as the file goes; the count read. */
+async function readFull(file: Deno.FsFile, buffer: Uint8Array): Promise<number> {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = await file.read(buffer.subarray(filled));
+    if (read === null) break;
+    filled += read;
+  }
+  return filled;
 }
 
 function defaultEditor(): string[] {

@@ -17,7 +17,7 @@ import type { TurnObserver } from "../machines/turn_observer.ts";
 import type { AssistantMessage } from "../provider/provider.ts";
 import { formatNotice, type NoticeFact } from "../review/notice.ts";
 import type { ToolCall } from "../review/tool_call.ts";
-import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { responseBytes, type ToolCallResponse } from "../review/tool_call_response.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
 import { FullResultFiles } from "./full_result_files.ts";
@@ -66,7 +66,7 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
    * after the result, and its full text must be saved then. Cleared when the
    * model answers again (every notice of the batch has come by then).
    */
-  #batch = new Map<string, string>();
+  #batch = new Map<string, ToolCallResponse>();
   /** Calls whose full-result file has been linked on the terminal. */
   readonly #linked = new Set<string>();
   /** An answer is streaming in: its line is open. */
@@ -123,16 +123,19 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
 
   toolCallResult(call: ToolCall, response: ToolCallResponse): void {
     this.#options.spinner?.finished(call.id);
-    this.#batch.set(call.id, response.content);
+    this.#batch.set(call.id, response);
     if (this.#options.quiet) return;
     const { inlineResults, resultsFileLink } = this.#options.styleFor(call.name);
     const content = response.content;
     const full = inlineResults === "full";
     const limit = inlineResults === "off" ? 0 : full ? Infinity : inlineResults;
     // A result can be 100 MB: count its lines and take the first few without
-    // splitting (and so copying) the whole text.
-    const { count, shown } = headLines(content, limit);
-    const size = ByteSize.fromBytes(utf8Length(content)).human();
+    // splitting (and so copying) the whole text. One too large to hold has
+    // its head here and its line count and size in its window.
+    const head = headLines(content, limit);
+    const { shown } = head;
+    const count = response.window?.lines ?? head.count;
+    const size = ByteSize.fromBytes(responseBytes(response)).human();
     const what = response.isError ? "error" : "result";
     const bar = response.isError ? "  ✗ " : "  │ ";
     const preview = full ? { lines: shown, cut: false } : boundPreview(shown);
@@ -142,7 +145,7 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     ]);
     const hidden = count - preview.lines.length;
     if ((hidden > 0 || preview.cut) && resultsFileLink !== "off") {
-      const file = this.#save(call.id, content);
+      const file = this.#save(call.id, response);
       if (file !== undefined) {
         const more = hidden === 0 || preview.lines.length === 0
           ? ""
@@ -158,9 +161,9 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     let text = terminalLines([formatNotice(fact)]);
     // A cut response always has its raw text saved and linked, under --quiet
     // too, whatever the preview showed.
-    const content = this.#batch.get(fact.callId);
-    if (!this.#linked.has(fact.callId) && content !== undefined) {
-      const file = this.#save(fact.callId, content);
+    const response = this.#batch.get(fact.callId);
+    if (!this.#linked.has(fact.callId) && response !== undefined) {
+      const file = this.#save(fact.callId, response);
       if (file !== undefined) {
         const style = this.#options.styleFor(fact.tool).resultsFileLink;
         text += `  full result: ${this.#link(file, style === "off" ? "osc8" : style)}\n`;
@@ -170,9 +173,14 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     this.#options.io.stderr(text);
   }
 
-  #save(callId: string, content: string): string | undefined {
+  #save(callId: string, response: ToolCallResponse): string | undefined {
+    const { window } = response;
     try {
-      return this.#files.save(callId, content);
+      // An output too large to hold is on disk already: keep that file.
+      if (window !== undefined) {
+        return this.#files.keep(callId, { path: window.path, move: window.temporary });
+      }
+      return this.#files.save(callId, response.content);
     } catch (error) {
       getLogger(["spillway", "host"]).warn("could not write the full result of {id}: {error}", {
         id: callId,

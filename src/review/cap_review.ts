@@ -7,12 +7,12 @@
  * @module
  */
 
-import { utf8Length } from "../size/cap_text.ts";
 import type { SizeThreshold } from "../size/size_threshold.ts";
 import type { Truncation } from "../size/truncation.ts";
 import { cutReview } from "./cut_review.ts";
 import type { NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
+import { responseBytes } from "./tool_call_response.ts";
 
 /** How {@linkcode capReview} cuts. */
 export interface CapReviewOptions {
@@ -58,7 +58,7 @@ export function capReview(
   if (limit === undefined) return { review: settled };
   // Measured on what the review carries now: an earlier cut that fits stays;
   // a recut starts from the uncut text inside cutReview.
-  if (utf8Length(review.response.content) <= limit.bytes) return { review: settled };
+  if (responseBytes(review.response) <= limit.bytes) return { review: settled };
   return cutReview(settled, limit.bytes, options.cause ?? "size_threshold");
 }
 

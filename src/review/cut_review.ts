@@ -12,6 +12,7 @@ import { capText } from "../size/cap_text.ts";
 import { fullOutputReference } from "./full_output_reference.ts";
 import type { NoticeCause, NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
+import { responseText } from "./tool_call_response.ts";
 
 /**
  * Cuts `review` to `capBytes` from its uncut text, with its truncation
@@ -23,7 +24,7 @@ export function cutReview(
   capBytes: number,
   cause: NoticeCause,
 ): { review: Review; notice: NoticeFact } {
-  const uncut = review.uncut ?? review.response.content;
+  const uncut = review.uncut ?? responseText(review.response);
   const { truncation } = review;
   const spilled = review.spilled ?? review.response.spilled;
   const reference = spilled === undefined ? undefined : fullOutputReference(spilled);

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { TextWindow } from "../size/text_window.ts";
 import type { Truncation } from "../size/truncation.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";
 import type { ToolCallResponse } from "./tool_call_response.ts";
@@ -27,7 +28,7 @@ export interface Review {
    * Present once a cap has cut `response.content`: the text before any cut.
    * Later cuts start from it, and markers name its size.
    */
-  readonly uncut?: string;
+  readonly uncut?: string | TextWindow;
   /**
    * How a cap cuts this response: its tool's `truncation`, set at the phase
    * end so that the batch ceiling cuts with it too. The head when absent

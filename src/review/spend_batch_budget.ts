@@ -8,11 +8,11 @@
  * @module
  */
 
-import { utf8Length } from "../size/cap_text.ts";
 import { cutReview } from "./cut_review.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./max_tool_response_batch_bytes.ts";
 import type { NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
+import { responseBytes } from "./tool_call_response.ts";
 
 /**
  * The highest level L with Σ min(size_i, L) ≤ budget, or `Infinity` when
@@ -60,7 +60,7 @@ export function spendBatchBudget(
   if (!Number.isSafeInteger(budget) || budget < 0) {
     throw new RangeError(`budget must be a non-negative whole number, got \`${budget}\``);
   }
-  const sizes = reviews.map((review) => utf8Length(review.response.content));
+  const sizes = reviews.map((review) => responseBytes(review.response));
   const level = waterLevel(sizes, budget);
   if (level === Infinity) return { reviews: [...reviews], notices: [] };
   const notices: NoticeFact[] = [];

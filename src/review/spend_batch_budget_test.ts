@@ -171,6 +171,7 @@ Deno.test("spendBatchBudget() properties: fits, spares what fits its share, one 
           // Larger than the share: cut to it, from the uncut text, with its own strategy.
           const notice = notices[cuts++]!;
           const uncut = before.uncut ?? before.response.content;
+          assert.ok(typeof uncut === "string", "no windows in this batch");
           assert.equal(notice.callId, before.response.id);
           assert.equal(notice.originalBytes, bytesOf(uncut));
           assert.equal(r.uncut, uncut);

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { utf8Length } from "../size/cap_text.ts";
+import type { TextWindow } from "../size/text_window.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";
 
 /**
@@ -17,6 +19,32 @@ export interface NonTextContent {
   readonly blocks: readonly Readonly<Record<string, unknown>>[];
   /** The MCP result's `structuredContent`, when it had one. */
   readonly structuredContent?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The rest of a response too large to hold in memory (a local tool's
+ * stdout, a large file): `content` then holds only the text's head, this
+ * its tail and exact size, and the whole text is in a file. A cap never
+ * keeps more than a window's ends, so every cut of it is exact.
+ */
+export interface ResponseWindow {
+  /**
+   * The text's last characters, as many as a cap could keep (they overlap
+   * `content` when the text is less than twice that).
+   */
+  readonly tail: string;
+  /** The UTF-8 size of the whole text. */
+  readonly bytes: number;
+  /** The number of lines of the whole text (a final newline ends a line). */
+  readonly lines: number;
+  /** The file holding the whole text, exactly (UTF-8). */
+  readonly path: string;
+  /**
+   * Whether the file exists only for this call (removed once the call is
+   * released, unless the terminal kept it as its full-result file), rather
+   * than being a stored output (`spill = true`).
+   */
+  readonly temporary: boolean;
 }
 
 /** The response to one tool call. */
@@ -35,4 +63,30 @@ export interface ToolCallResponse {
    * there. Never recorded in the stream.
    */
   readonly spilled?: SpilledOutput;
+  /**
+   * Present when the text was too large to hold: `content` is its head, and
+   * the window has the rest of what a cut can keep. Never recorded.
+   */
+  readonly window?: ResponseWindow;
+}
+
+/**
+ * The UTF-8 size of a response's whole text (of its window when it has one).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { responseBytes } from "./tool_call_response.ts";
+ * assert.equal(responseBytes({ id: "c", content: "héllo", isError: false }), 6);
+ * ```
+ */
+export function responseBytes(response: ToolCallResponse): number {
+  return response.window?.bytes ?? utf8Length(response.content);
+}
+
+/** A response's whole text, or the window standing for it: what a cut starts from. */
+export function responseText(response: ToolCallResponse): string | TextWindow {
+  const { window } = response;
+  if (window === undefined) return response.content;
+  return { head: response.content, tail: window.tail, bytes: window.bytes };
 }

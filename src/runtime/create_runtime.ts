@@ -38,6 +38,7 @@ import { providerView } from "../stream/provider_view.ts";
 import { repairInterruptedTurn } from "../stream/repair_interrupted_turn.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "./tool_policies.ts";
+import { outputOptions } from "./output_options.ts";
 import { spillFromConfig } from "./spill_from_config.ts";
 import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
 
@@ -185,6 +186,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     toolNames: plan.routes,
     barrierFor,
     ...(spilling === undefined ? {} : { spill: spilling.spill }),
+    output: outputOptions(workspace, policyFor),
   });
   let executor: McpExecutor | undefined;
   try {

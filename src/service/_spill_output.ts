@@ -24,7 +24,8 @@ export async function spillOutput(
   log: Logger,
 ): Promise<SourceCallEnd> {
   const { outcome } = end;
-  if (outcome.kind !== "executed") return end;
+  // A source that streamed its output into the store has spilled it already.
+  if (outcome.kind !== "executed" || outcome.response.spilled !== undefined) return end;
   try {
     const blob = await store.put(outcome.response.content);
     const spilled = { ref: blob.ref, bytes: blob.bytes };

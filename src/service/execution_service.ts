@@ -17,6 +17,7 @@
 import { getLogger } from "@logtape/logtape";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { spillOutput } from "./_spill_output.ts";
+import { blobSink, type OutputSink, spoolSink } from "./output_sink.ts";
 import { serveBlobResources } from "./blob_resources.ts";
 import { deliveryFor, errorResult, runSourceCall, type SourceCallEnd } from "./source_call.ts";
 import { type ResolvedRoute, resolveToolRoutes, type ToolRoute } from "./_tool_routes.ts";
@@ -57,6 +58,12 @@ export interface ExecutionServiceOptions {
    * Default: no tool spills.
    */
   readonly spill?: SpillOptions;
+  /**
+   * Lets sources that stream their output (local tools, `fs_read_file`)
+   * hold only a window of a large one and write the whole of it to a file
+   * (the blob under `spill`). Default: outputs are held whole.
+   */
+  readonly output?: OutputOptions;
   /** Time source for `startedAt`/`parkedAt`. Default: `Date`. */
   readonly clock?: { now(): number };
   /** The MCP server identity. Default: `{ name: "spillway", version: "0.1.0" }`. */
@@ -76,6 +83,18 @@ export interface CallToolOptions {
   readonly session?: string;
   /** The caller's side of the call, for progress, logs, sampling and elicitation. Default: none. */
   readonly relay?: ToolCallRelay;
+}
+
+/** How large outputs are held; see {@linkcode ExecutionServiceOptions.output}. */
+export interface OutputOptions {
+  /**
+   * Bytes of each end of a call's output to hold in memory: the most a cap
+   * could deliver of it (the Host decides: the larger of the tool's
+   * threshold and the batch ceiling).
+   */
+  readonly windowBytes: (tool: string) => number;
+  /** Where outputs that do not spill are spooled until their call is released. */
+  readonly spoolDir: string;
 }
 
 /** Which tools spill their whole output, and into which store. */
@@ -407,6 +426,7 @@ export class ExecutionService {
       // fails this request alone.
       const barrier = this.#options.barrierFor(name);
       const spill = this.#options.spill?.spills(name) === true ? this.#options.spill : undefined;
+      const output = this.#outputSink(name, spill);
       const startedAt = this.#clock.now();
       const call: Call = {
         controller: new AbortController(),
@@ -424,7 +444,10 @@ export class ExecutionService {
       }
       let end: SourceCallEnd;
       try {
-        end = await runSourceCall(route, callId, args, call.controller.signal, options.relay);
+        end = await runSourceCall(route, callId, args, call.controller.signal, {
+          relay: options.relay,
+          output,
+        });
       } finally {
         clientSignal.removeEventListener("abort", onClientAbort);
       }
@@ -440,11 +463,23 @@ export class ExecutionService {
         startedAt,
         parkedAt: this.#clock.now(),
       });
-      return deliveryFor(end, await call.ack.promise);
+      const delivery = deliveryFor(end, await call.ack.promise);
+      await removeSpoolFile(end);
+      return delivery;
     } finally {
       this.#handling -= 1;
       if (this.#handling === 0) this.#drained?.resolve();
     }
+  }
+
+  /** Where a call of `tool` streams a large output, as the Host's options say. */
+  #outputSink(tool: string, spill: SpillOptions | undefined): OutputSink | undefined {
+    const output = this.#options.output;
+    if (output === undefined) return undefined;
+    const windowBytes = output.windowBytes(tool);
+    return spill === undefined
+      ? spoolSink(output.spoolDir, windowBytes)
+      : blobSink(spill.store, windowBytes);
   }
 
   #park(callId: string, call: Call, parked: ParkedCall): void {
@@ -475,5 +510,23 @@ export class ExecutionService {
     let id: string;
     do id = `ext_${++this.#nextExternal}`; while (this.#calls.has(id));
     return id;
+  }
+}
+
+/**
+ * Removes a call's spool file once its caller has its result: it held the
+ * whole output only for the Host (caps, the edit prompt, the terminal, which
+ * moves it away to keep it). Stored outputs (`spill`) are never removed here.
+ */
+async function removeSpoolFile(end: SourceCallEnd): Promise<void> {
+  if (end.outcome.kind !== "executed") return;
+  const window = end.outcome.response.window;
+  if (window === undefined || !window.temporary) return;
+  try {
+    await Deno.remove(window.path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      log.warn("could not remove the spooled output {path}: {error}", { path: window.path, error });
+    }
   }
 }

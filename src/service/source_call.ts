@@ -12,10 +12,9 @@ import { reasonText } from "./reason_text.ts";
 import type { ResolvedRoute } from "./_tool_routes.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedOutcome } from "./parked_call.ts";
-import type { ToolCallRelay } from "./tool_call_relay.ts";
 import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
-import { ToolLostError } from "./tool_source.ts";
+import { type ToolCallOptions, ToolLostError } from "./tool_source.ts";
 import { describeIssues, malformedResultError } from "./tool_source_faults.ts";
 
 /** How a source call ended, and the tool's own result when it ran. */
@@ -65,7 +64,7 @@ export async function runSourceCall(
   callId: string,
   args: Readonly<Record<string, unknown>>,
   signal: AbortSignal,
-  relay?: ToolCallRelay,
+  extra: Omit<ToolCallOptions, "signal"> = {},
 ): Promise<SourceCallEnd> {
   const cancelled = (): SourceCallEnd => ({
     outcome: { kind: "cancelled", reason: reasonText(signal.reason) },
@@ -73,12 +72,15 @@ export async function runSourceCall(
   const { source, sourceTool } = route;
   try {
     if (signal.aborted) return cancelled();
-    const raw = await source.call(
-      sourceTool,
-      args,
-      relay === undefined ? { signal } : { signal, relay },
-    );
-    if (signal.aborted) return cancelled();
+    const raw = await source.call(sourceTool, args, { ...extra, signal });
+    // A window (an output too large to hold) and its blob ride along on the
+    // response for the Host; the caller's result never carries them.
+    const { window, spilled } = raw;
+    if (signal.aborted) {
+      // Cancelled after the output was spooled: nobody will release this call's file.
+      if (window?.temporary === true) await Deno.remove(window.path).catch(() => {});
+      return cancelled();
+    }
     // Validated here, not at delivery: a malformed result must park as a
     // failure the Host records, not surprise the caller after the commit.
     let result: CallToolResult;
@@ -93,7 +95,10 @@ export async function runSourceCall(
       }
       result = parsed.data;
     }
-    return { outcome: { kind: "executed", response: toToolCallResponse(callId, result) }, result };
+    let response = toToolCallResponse(callId, result);
+    if (window !== undefined) response = { ...response, window };
+    if (spilled !== undefined) response = { ...response, spilled };
+    return { outcome: { kind: "executed", response }, result };
   } catch (error) {
     if (signal.aborted) return cancelled();
     if (error instanceof ToolLostError) return { outcome: { kind: "lost", reason: error.message } };
@@ -113,6 +118,11 @@ export async function runSourceCall(
 export function deliveryFor(end: SourceCallEnd, ack: Acknowledgement): CallToolResult {
   switch (ack.kind) {
     case "deliver":
+      // A window's result holds only the head: the Host always cuts such a
+      // response (it is larger than any cap), so delivering it whole is a bug.
+      if (end.outcome.kind === "executed" && end.outcome.response.window !== undefined) {
+        return errorResult("internal error: an output too large to hold was to be delivered whole");
+      }
       if (end.result !== undefined) return end.result;
       return errorResult(end.outcome.kind === "executed" ? "" : end.outcome.reason);
     case "replace":

@@ -7,6 +7,9 @@
  * @module
  */
 
+import type { SpilledOutput } from "../review/full_output_reference.ts";
+import type { ResponseWindow } from "../review/tool_call_response.ts";
+import type { OutputSink } from "./output_sink.ts";
 import type { ToolCallRelay } from "./tool_call_relay.ts";
 
 /** One tool as a source advertises it. */
@@ -38,6 +41,14 @@ export interface ToolResult {
   readonly structuredContent?: Readonly<Record<string, unknown>> | undefined;
   /** Whether the tool reports a failure. Defaults to `false`. */
   readonly isError?: boolean | undefined;
+  /**
+   * For a text too large to hold, written to the `output` sink of the call:
+   * the single text block is its head, and this the rest of what a cut can
+   * keep. Never part of what a caller receives.
+   */
+  readonly window?: ResponseWindow | undefined;
+  /** The whole text's blob, when the sink stored it (`spill = true`). */
+  readonly spilled?: SpilledOutput | undefined;
 }
 
 /** Options of {@linkcode ToolSource.call}. */
@@ -52,6 +63,12 @@ export interface ToolCallOptions {
    * for sources that can pass those on. Default: none.
    */
   readonly relay?: ToolCallRelay | undefined;
+  /**
+   * Where a text output too large to hold goes, and how much of it to hold
+   * (sources that stream their output use it; others return text as ever).
+   * Default: none, everything is held.
+   */
+  readonly output?: OutputSink | undefined;
 }
 
 /** A set of tools the execution service can run. */

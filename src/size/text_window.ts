@@ -14,14 +14,18 @@ import { Buffer } from "node:buffer";
 export interface TextWindow {
   /** The text's first characters (the whole text when `tail` is empty and the sizes add up). */
   readonly head: string;
-  /** Its last characters, not overlapping `head`; empty when `head` reaches the end. */
+  /**
+   * Its last characters; empty when `head` reaches the end. They may overlap
+   * `head`: each end only needs to hold what a cut could keep of it.
+   */
   readonly tail: string;
   /** The UTF-8 size of the whole text, in bytes. */
   readonly bytes: number;
 }
 
 /**
- * Whether the window holds its whole text (`head + tail` is all of it).
+ * Whether the window holds its whole text: `head + tail` is all of it,
+ * without overlap.
  *
  * @example
  * ```ts

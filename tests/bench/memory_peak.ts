@@ -18,9 +18,13 @@
  *   same turn with a 1 KiB result: the baseline of a runtime that did the
  *   same work without the large result.
  * - `--source local` (default): `examples/tools/noisy_test_run.ts`, read from
- *   a pipe; `upstream`: `big_report` of `examples/upstream_server.ts` over
+ *   a pipe; `local-stream`: `tests/fixtures/memory/print_mib.ts`, which
+ *   prints its output a chunk at a time (for sizes like 1 GiB that the
+ *   example tool would have to build in memory first); `file`: the builtin
+ *   `fs_read_file` on a file of that size written beforehand; `upstream`: `big_report` of `examples/upstream_server.ts` over
  *   stdio MCP; `builtin`: a TypeScript tool returning the text from memory
  *   (its text is built in this process and counts towards the peak).
+ * - `--spill`: the tool has `spill = true` (its output goes to the blob store).
  * - `--via runtime` (default): `createRuntime` with no observer; `cli`: the
  *   `query` command in this process (runtime plus terminal reporter, which
  *   renders the raw result and writes it to the results file); `cli-quiet`:
@@ -40,6 +44,7 @@ import { captureCommandIo } from "../../src/commands/command_io.ts";
 import { parseConfig } from "../../src/config/parse_config.ts";
 import { createRuntime } from "../../src/runtime/create_runtime.ts";
 import type { BuiltinTool } from "../../src/service/builtin/builtin_tool.ts";
+import { fsReadFile } from "../../src/service/builtin/fs_read_file.ts";
 import { FileStreamStore } from "../../src/stream/file_stream_store.ts";
 
 /** What the script prints (one JSON line on stdout). */
@@ -62,8 +67,10 @@ export interface MemoryPeakReport {
   readonly turnMs: number;
 }
 
-type Source = "local" | "upstream" | "builtin";
-type Via = "runtime" | "cli" | "cli-quiet";
+/** Where the result comes from; see the module doc. */
+export type Source = "local" | "local-stream" | "file" | "upstream" | "builtin";
+/** How the turn runs; see the module doc. */
+export type Via = "runtime" | "cli" | "cli-quiet";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const MIB = 1024 * 1024;
@@ -95,13 +102,26 @@ function flag(name: string): string | undefined {
   return index < 0 ? undefined : Deno.args[index + 1];
 }
 
+/** `--spill`: the tool keeps its whole output in the blob store (`spill = true`). */
+const SPILL = Deno.args.includes("--spill");
+
 function configFor(source: Source): string {
+  const table = toolTable(source);
+  return SPILL ? `${table}\n[conversation.tools.'*']\nspill = true\n` : table;
+}
+
+function toolTable(source: Source): string {
   const deno = JSON.stringify(Deno.execPath());
   switch (source) {
     case "local":
       return `[conversation.tools.produce]
 source = "local"
 command = [${deno}, "run", "examples/tools/noisy_test_run.ts"]
+`;
+    case "local-stream":
+      return `[conversation.tools.produce]
+source = "local"
+command = [${deno}, "run", "tests/fixtures/memory/print_mib.ts"]
 `;
     case "upstream":
       return `[providers.mcp.reports]
@@ -113,6 +133,7 @@ arguments = ["run", "--quiet", "--allow-env", "examples/upstream_server.ts"]
 source = "mcp.reports.big_report"
 `;
     case "builtin":
+    case "file":
       return "";
   }
 }
@@ -130,6 +151,21 @@ function provider(megabytes: number) {
     );
 }
 
+/** Writes `bytes` bytes of log lines to `path`, 1 MiB at a time. */
+async function writeLog(path: string, bytes: number): Promise<void> {
+  const line = "test parser::case_0000 ... ok (0.01s)\n";
+  const chunk = new TextEncoder().encode(line.repeat(Math.ceil(MIB / line.length))).subarray(
+    0,
+    MIB,
+  );
+  using file = await Deno.open(path, { write: true, create: true });
+  for (let written = 0; written < bytes;) {
+    const part = chunk.subarray(0, Math.min(MIB, bytes - written));
+    for (let at = 0; at < part.length;) at += await file.write(part.subarray(at));
+    written += part.length;
+  }
+}
+
 /** One turn through createRuntime; returns the recorded response's size. */
 async function turnViaRuntime(
   source: Source,
@@ -142,11 +178,18 @@ async function turnViaRuntime(
     inputSchema: { type: "object" },
     run: () => Promise.resolve(fakeTestLog(resultBytes)),
   };
+  // `file`: the builtin fs_read_file on a file of the result's size, written beforehand.
+  const file: BuiltinTool = {
+    ...fsReadFile,
+    name: "produce",
+    run: (_args, context) => fsReadFile.run({ path: "big.log" }, { ...context, cwd: workspace }),
+  };
+  if (source === "file") await writeLog(join(workspace, "big.log"), resultBytes);
   const runtime = await createRuntime({
     workspace,
     cwd: REPO,
     config: parseConfig(configFor(source), "<memory_peak>"),
-    ...(source === "builtin" ? { tools: [builtin] } : {}),
+    ...(source === "builtin" ? { tools: [builtin] } : source === "file" ? { tools: [file] } : {}),
     provider: provider(resultBytes / MIB),
     noticeSink: { notice: () => {} },
   });
@@ -198,6 +241,40 @@ async function turnViaCli(
   throw new Error("no tool_call_response recorded");
 }
 
+/**
+ * Runs this script in a fresh process (peak RSS is per process) and returns
+ * its report; throws when the script fails or could not read `VmHWM`.
+ *
+ * @param mib the result's size in MiB; 0 for the 1 KiB baseline
+ * @param extra more flags (`--spill`)
+ */
+export async function measurePeak(
+  source: Source,
+  via: Via,
+  mib: number,
+  extra: readonly string[] = [],
+): Promise<MemoryPeakReport> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      // Only --allow-all may read /proc/self/status (VmHWM). The fallback,
+      // getrusage's ru_maxrss, would report the parent's peak: Linux carries
+      // it over exec into the child.
+      "--allow-all",
+      fileURLToPath(import.meta.url),
+      ...["--source", source, "--via", via, "--mib", String(mib), ...extra],
+    ],
+    cwd: REPO,
+    stdin: "null",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  if (output.code !== 0) throw new Error(`memory_peak.ts failed (${output.code}): ${stderr}`);
+  const report = JSON.parse(new TextDecoder().decode(output.stdout)) as MemoryPeakReport;
+  if (report.peakFrom !== "VmHWM") throw new Error("memory_peak.ts could not read VmHWM");
+  return report;
+}
+
 /** Runs the measured turn and returns its report. */
 async function measure(
   source: Source,
@@ -229,8 +306,10 @@ async function measure(
 
 if (import.meta.main) {
   const source = (flag("source") ?? "local") as Source;
-  if (!["local", "upstream", "builtin"].includes(source)) {
-    throw new TypeError(`--source must be local, upstream or builtin, got ${source}`);
+  if (!["local", "local-stream", "file", "upstream", "builtin"].includes(source)) {
+    throw new TypeError(
+      `--source must be local, local-stream, file, upstream or builtin, got ${source}`,
+    );
   }
   const via = (flag("via") ?? "runtime") as Via;
   if (!["runtime", "cli", "cli-quiet"].includes(via)) {

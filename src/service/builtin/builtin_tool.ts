@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { OutputSink } from "../output_sink.ts";
 import type { ToolResult } from "../tool_source.ts";
 
 /** What a builtin tool gets besides its arguments. */
@@ -13,6 +14,12 @@ export interface BuiltinToolContext {
   readonly signal: AbortSignal;
   /** The working directory the source was constructed with (as given, not resolved). */
   readonly cwd: string;
+  /**
+   * Where a text too large to hold may go (see {@linkcode OutputCollector}):
+   * a tool that reads something large can stream it there and return the
+   * collected window. Default: none.
+   */
+  readonly output?: OutputSink;
 }
 
 /** A tool implemented as a TypeScript function. */

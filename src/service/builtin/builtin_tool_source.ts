@@ -111,7 +111,10 @@ export class BuiltinToolSource implements ToolSource {
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     let output: string | ToolResult;
     try {
-      const running = found.run(args, { signal: deadline.signal, cwd: this.#cwd });
+      const context = options.output === undefined
+        ? { signal: deadline.signal, cwd: this.#cwd }
+        : { signal: deadline.signal, cwd: this.#cwd, output: options.output };
+      const running = found.run(args, context);
       output = await raceAbort(running, deadline.signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;

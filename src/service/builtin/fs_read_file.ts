@@ -1,11 +1,16 @@
 /**
  * The `fs_read_file` builtin: returns the text of one file of the working
  * directory. The content is returned whole; bounding it is the runtime's
- * job (the per-tool `size_threshold`), not the tool's.
+ * job (the per-tool `size_threshold`), not the tool's. A file larger than
+ * the call's output window is streamed through an {@linkcode OutputCollector}
+ * instead of read whole: memory holds its two ends, the sink's file all of it.
  *
  * @module
  */
 
+import { collectedResult, OutputCollector } from "../output_collector.ts";
+import type { OutputSink } from "../output_sink.ts";
+import type { ToolResult } from "../tool_source.ts";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { confine, errorResult } from "./_confine.ts";
 
@@ -34,7 +39,7 @@ export const fsReadFile: BuiltinTool = {
     required: ["path"],
     additionalProperties: false,
   },
-  async run(args, { signal, cwd }) {
+  async run(args, { signal, cwd, output }) {
     const { path } = args;
     if (path === undefined) return errorResult("fs_read_file: `path` is required");
     if (typeof path !== "string") {
@@ -44,6 +49,32 @@ export const fsReadFile: BuiltinTool = {
     if (!confined.ok) return confined.result;
     const info = await Deno.stat(confined.path);
     if (info.isDirectory) return errorResult(`is a directory: \`${path}\``);
-    return await Deno.readTextFile(confined.path, { signal });
+    if (output === undefined || info.size <= output.windowBytes) {
+      return await Deno.readTextFile(confined.path, { signal });
+    }
+    return await streamFile(confined.path, output, signal);
   },
 };
+
+/** Reads a large file through an {@linkcode OutputCollector}: memory holds only its window. */
+async function streamFile(
+  path: string,
+  output: OutputSink,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const collector = new OutputCollector(output);
+  try {
+    using file = await Deno.open(path, { read: true });
+    const buffer = new Uint8Array(1 << 20);
+    for (;;) {
+      signal.throwIfAborted();
+      const read = await file.read(buffer);
+      if (read === null) break;
+      await collector.push(buffer.subarray(0, read));
+    }
+    return collectedResult(await collector.finish());
+  } catch (error) {
+    await collector.abort();
+    throw error;
+  }
+}

@@ -6,7 +6,9 @@
  * a command line. stdout is the content; a non-zero exit, a signal, a
  * timeout or a command that cannot start is an `isError` result the
  * assistant can read. The output is not capped here: the Host caps it at
- * phase end.
+ * phase end. Given an output sink, stdout streams through an
+ * {@linkcode OutputCollector}: a large output goes to the sink's file and
+ * only a window of it stays in memory, whatever its size.
  *
  * @module
  */
@@ -21,8 +23,9 @@ import {
 } from "../tool_source.ts";
 import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS, requireTimeoutMs, timedOutResult } from "../tool_timeout.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, requireTimeoutMs, timedOutText } from "../tool_timeout.ts";
 import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
+import { collectedResult, OutputCollector } from "../output_collector.ts";
 
 /**
  * The largest arguments JSON also passed in `SPILLWAY_TOOL_ARGUMENTS`: 64 KiB.
@@ -135,6 +138,7 @@ export class LocalToolSource implements ToolSource {
     const json = JSON.stringify(args);
     const stdin = new TextEncoder().encode(json);
     const timeoutMs = spec.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const stdout = new OutputCollector(options.output);
     const run = runProcess(spec.command, {
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
       env: {
@@ -146,10 +150,19 @@ export class LocalToolSource implements ToolSource {
       timeoutMs,
       killGraceMs: this.#killGraceMs,
       signal: AbortSignal.any([options.signal, this.#closing.signal]),
+      onStdout: (chunk) => stdout.push(chunk),
     });
     this.#running.add(run.settled);
     void run.settled.then(() => this.#running.delete(run.settled));
-    return toResult(spec, timeoutMs, await run.outcome);
+    let outcome: ProcessOutcome;
+    try {
+      outcome = await run.outcome;
+    } catch (error) {
+      // Nobody will read this output: drop its file once the pipe is drained.
+      void run.settled.then(() => stdout.abort());
+      throw error;
+    }
+    return await toResult(spec, timeoutMs, outcome, stdout);
   }
 
   /** Kills every running call's process group (its `call()` rejects with {@linkcode ToolLostError}) and waits until all are reaped. */
@@ -161,41 +174,51 @@ export class LocalToolSource implements ToolSource {
   }
 }
 
-/** Turns a process outcome into the tool's result. */
+/** Turns a process outcome, and its stdout, into the tool's result. */
 async function toResult(
   spec: LocalToolSpec,
   timeoutMs: number,
   outcome: ProcessOutcome,
+  stdout: OutputCollector,
 ): Promise<ToolResult> {
   if (outcome.kind === "not_started") {
+    await stdout.abort();
     return failure(await describeSpawnFailure(spec, outcome.error));
   }
-  const stdout = decode(outcome.stdout);
   const stderr = decode(outcome.stderr);
   // The text is all we keep: free the bytes now, not at the next GC.
-  releaseBytes(outcome.stdout);
   releaseBytes(outcome.stderr);
+  await stdout.end();
+  const hasStdout = stdout.bytes > 0;
   if (outcome.kind === "timed_out") {
-    return timedOutResult(timeoutMs, withOutput("", stdout, stderr));
+    const prefix = timedOutText(timeoutMs) + statusLines("", stderr, hasStdout);
+    return collectedResult(await stdout.finish(prefix), true);
   }
   if (outcome.signal !== null) {
-    return failure(withOutput(`killed by signal ${outcome.signal}`, stdout, stderr));
+    const prefix = statusLines(`killed by signal ${outcome.signal}`, stderr, hasStdout);
+    return collectedResult(await stdout.finish(prefix), true);
   }
   if (outcome.code !== 0) {
-    return failure(withOutput(`exit code ${outcome.code}`, stdout, stderr));
+    return collectedResult(
+      await stdout.finish(statusLines(`exit code ${outcome.code}`, stderr, hasStdout)),
+      true,
+    );
   }
-  return { content: [{ type: "text", text: stdout }] };
+  return collectedResult(await stdout.finish(), false);
 }
 
 function failure(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-/** Heads a failure with what happened, then stderr (usually the reason), then stdout. */
-function withOutput(headline: string, stdout: string, stderr: string): string {
+/**
+ * Heads a failure with what happened, then stderr (usually the reason), then
+ * the label of stdout, which follows.
+ */
+function statusLines(headline: string, stderr: string, hasStdout: boolean): string {
   let text = headline;
   if (stderr !== "") text += `\n\nstderr:\n${stderr}`;
-  if (stdout !== "") text += `${text.endsWith("\n") ? "\n" : "\n\n"}stdout:\n${stdout}`;
+  if (hasStdout) text += `${text.endsWith("\n") ? "\n" : "\n\n"}stdout:\n`;
   return text;
 }
 

@@ -10,7 +10,8 @@
  * 100 MB before reading its input cannot deadlock on a full pipe. Each stream
  * is collected into one {@linkcode ByteBuffer}, whose memory is about the
  * output's size; the caller owns the returned bytes and may free them
- * (`bytes.buffer.transferToFixedLength(0)`) once decoded.
+ * (`bytes.buffer.transferToFixedLength(0)`) once decoded. Or stdout goes to
+ * a consumer a chunk at a time (`onStdout`), which holds what it likes.
  *
  * @module
  */
@@ -41,6 +42,13 @@ export interface RunProcessOptions {
   readonly killGraceMs?: number;
   /** Kills the group; the outcome then rejects with `signal.reason` at once. */
   readonly signal?: AbortSignal;
+  /**
+   * Takes stdout a chunk at a time instead of collecting it (the outcome's
+   * `stdout` is then empty). The next chunk is read once the promise
+   * settles, so a slow consumer slows the tool down rather than filling
+   * memory. It must not reject. Default: stdout is collected.
+   */
+  readonly onStdout?: (chunk: Uint8Array) => Promise<void>;
 }
 
 /** How a process run ended. */
@@ -121,7 +129,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
   const stdoutReader = child.stdout.getReader();
   const stderrReader = child.stderr.getReader();
   const stdinWriter = child.stdin.getWriter();
-  const stdout = readAll(stdoutReader);
+  const stdout = readAll(stdoutReader, options.onStdout);
   const stderr = readAll(stderrReader);
   const stdinDone = writeAll(stdinWriter, options.stdin ?? new Uint8Array());
   const status = child.status.then((s) => {
@@ -190,13 +198,17 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
  * freed as soon as it is copied: a 100 MB output arrives as ~1,600 chunks
  * whose memory would otherwise linger until the next GC.
  */
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+async function readAll(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  consume?: (chunk: Uint8Array) => Promise<void>,
+): Promise<Uint8Array> {
   const output = new ByteBuffer();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      output.append(value);
+      if (consume === undefined) output.append(value);
+      else await consume(value);
       releaseBytes(value);
     }
   } catch {
