@@ -10,13 +10,12 @@
  * @module
  */
 
-/** C0 controls except `\t` and `\n`, DEL, and C1 controls. */
-const C0_C1 = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f";
-/** Bidi controls: ALM, LRM, RLM, LRE/RLE/PDF/LRO/RLO, LRI/RLI/FSI/PDI. */
-const BIDI = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
-const CONTROL = new RegExp(`[${C0_C1}${BIDI}]`, "g");
+import { controlCharacters, unicodeEscape } from "../text/control_characters.ts";
+
+/** C0 controls except `\t` and `\n`, DEL, C1 controls and bidi controls. */
+const CONTROL = controlCharacters({ keep: "\t\n" });
 /** The same, plus `\n`: for text that must stay on one line. */
-const CONTROL_OR_NEWLINE = new RegExp(`[${C0_C1}\\n${BIDI}]`, "g");
+const CONTROL_OR_NEWLINE = controlCharacters({ keep: "\t" });
 
 /** Options of {@linkcode sanitizeForTerminal}. */
 export interface SanitizeOptions {
@@ -53,7 +52,5 @@ export function sanitizeForTerminal(text: string, options: SanitizeOptions = {})
 function visible(c: string): string {
   if (c === "\x1b") return "␛";
   const code = c.charCodeAt(0);
-  return code <= 0xff
-    ? `\\x${code.toString(16).padStart(2, "0")}`
-    : `\\u${code.toString(16).padStart(4, "0")}`;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : unicodeEscape(c);
 }

@@ -15,6 +15,7 @@ import { readCallArguments } from "../review/read_call_arguments.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
+import { controlCharacters, unicodeEscape } from "../text/control_characters.ts";
 
 /** At most this many tool names are listed in an unavailable-tool response. */
 export const MAX_LISTED_TOOLS = 20;
@@ -31,9 +32,7 @@ export const MAX_QUOTED_ARGUMENT_CHARS = 200;
  * C1 controls, line and paragraph separators, and bidi controls (which could
  * reorder the text around the quote wherever it is shown).
  */
-const INVISIBLE_CHARS =
-  "\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069";
-const INVISIBLE = new RegExp(`[${INVISIBLE_CHARS}]`, "g");
+const INVISIBLE = controlCharacters({ lineSeparators: true });
 
 function errorReview(call: ToolCall, content: string): Review {
   return replacedReview(call.name, { id: call.id, content, isError: true });
@@ -128,7 +127,7 @@ function quoted(text: string): string {
 
 /** `text` with {@linkcode INVISIBLE} characters as `\u202e`-style escapes. */
 function visible(text: string): string {
-  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(INVISIBLE, unicodeEscape);
 }
 
 /** A second call of the same message reuses an id: it is not run. */
