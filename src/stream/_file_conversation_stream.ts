@@ -33,6 +33,13 @@ export interface LogFileOps {
 export interface LogState {
   /** The log's size after the last successful flush (or when it was opened): a failed flush cuts back to it. */
   durable: number;
+  /**
+   * The log's size now: where the next append lands. Every write to the log
+   * goes through a handle of this state, one at a time, so the size is
+   * known without asking the file system (a `stat` per append and per flush
+   * was two system calls per commit).
+   */
+  size: number;
   /** Handles holding appended, not yet flushed events: told when a failed flush cuts those off. */
   readonly unflushed: Set<{ cutOff(): void }>;
   /**
@@ -88,14 +95,14 @@ export class FileConversationStream implements ConversationStream {
     return this.#serial(async () => {
       const file = this.#usable("append to");
       if (bytes.length === 0) return;
-      let before: number | undefined;
+      const before = this.#state.size;
       try {
-        before = (await file.stat()).size;
         await writeAll(file, bytes, this.#ops);
       } catch (error) {
         await this.#rollBack(file, before);
         throw this.#failed("append to", error);
       }
+      this.#state.size = before + bytes.length;
       this.#state.unflushed.add(this);
     });
   }
@@ -112,9 +119,8 @@ export class FileConversationStream implements ConversationStream {
           { path: this.location, conversation: this.id },
         );
       }
-      let size: number;
+      const size = this.#state.size;
       try {
-        size = (await file.stat()).size;
         await this.#ops.sync(file);
       } catch (error) {
         await this.#cutBack(file, error);
@@ -151,8 +157,7 @@ export class FileConversationStream implements ConversationStream {
   }
 
   /** Cuts a partly written batch off again, so the log still ends with a complete event. */
-  async #rollBack(file: Deno.FsFile, size: number | undefined): Promise<void> {
-    if (size === undefined) return;
+  async #rollBack(file: Deno.FsFile, size: number): Promise<void> {
     try {
       await this.#ops.truncate(file, size);
     } catch (error) {
@@ -174,6 +179,7 @@ export class FileConversationStream implements ConversationStream {
     this.#state.unflushed.clear();
     try {
       await this.#ops.truncate(file, to);
+      this.#state.size = to;
       await this.#ops.sync(file);
     } catch (error) {
       this.#state.unfinishedCut = {

@@ -127,6 +127,7 @@ export class FileStreamStore implements StreamStore {
         try {
           if (state?.unfinishedCut !== undefined) {
             await this.#finishCut(file, state.unfinishedCut);
+            state.size = state.unfinishedCut.size;
             state.unfinishedCut = undefined;
           }
           const torn = fileExisted ? await findTornTail(path) : undefined;
@@ -141,8 +142,10 @@ export class FileStreamStore implements StreamStore {
             dirExisted ? undefined : syncDirectory(this.root),
           ]);
           if (state === undefined) {
+            const size = (await file.stat()).size;
             state = {
-              durable: (await file.stat()).size,
+              durable: size,
+              size,
               unflushed: new Set(),
               unfinishedCut: undefined,
               handles: 0,
