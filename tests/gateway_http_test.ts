@@ -143,3 +143,22 @@ Deno.test("a tool with an output schema is listed without it, so a cut result re
   assert.equal(cut.structuredContent, undefined);
   assert.notEqual(cut.isError, true);
 });
+
+Deno.test("a call of a tool the gateway does not have is recorded in the session's conversation, answered as recorded", async () => {
+  await using gw = await startHttpGateway();
+  const client = await gw.client();
+  const result = await client.callTool({ name: "no_such_tool", arguments: { a: 1 } });
+  assert.equal(result.isError, true);
+  const text = textOf(result);
+  assert.match(text, /^tool no_such_tool is not available/);
+  const [request, response, ...rest] = await gw.events();
+  assert.ok(request?.type === "tool_call_request");
+  assert.deepEqual([request.name, request.arguments], ["no_such_tool", { a: 1 }]);
+  assert.deepEqual(response, {
+    type: "tool_call_response",
+    id: request.id,
+    content: text,
+    is_error: true,
+  });
+  assert.deepEqual(rest, []);
+});

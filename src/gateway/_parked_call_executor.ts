@@ -6,6 +6,10 @@
  * acknowledged result, which the gateway checks against what was recorded
  * before sending it ({@linkcode ParkedCallExecutor.delivered}).
  *
+ * A call of a tool the service does not have never reaches it: the phase
+ * answers it (as it answers an unknown tool in an assistant's message), and
+ * releasing it hands that answer to its client ({@linkcode ParkedCallExecutor.answer}).
+ *
  * @module
  */
 
@@ -21,6 +25,7 @@ import type {
 } from "../service/executor.ts";
 import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
+import { deliveryFor } from "../service/source_call.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
 
 interface Release {
@@ -38,6 +43,8 @@ function responseOf(callId: string, result: CallToolResult): ToolCallResponse {
 export class ParkedCallExecutor implements Executor {
   readonly #service: ExecutionService;
   readonly #parked = new Map<string, ParkedCall>();
+  /** Calls the service never saw (an unknown tool), waiting for the answer their phase records. */
+  readonly #unanswered = new Map<string, PromiseWithResolvers<CallToolResult>>();
   readonly #releases = new Map<string, Release>();
 
   /** @param service where the calls are parked */
@@ -50,15 +57,30 @@ export class ParkedCallExecutor implements Executor {
     for (const call of calls) this.#parked.set(call.callId, call);
   }
 
-  /** Every parked call exists: the service already routed it. */
+  /**
+   * Call `callId` names a tool the service does not have, so it will not run:
+   * resolves with what its client receives once its phase released the
+   * answer it recorded (then pass it through {@linkcode delivered}).
+   */
+  answer(callId: string): Promise<CallToolResult> {
+    const answer = Promise.withResolvers<CallToolResult>();
+    this.#unanswered.set(callId, answer);
+    return answer.promise;
+  }
+
+  /** Every call handed to a phase exists: parked by the service, or to be answered by the phase. */
   has(): boolean {
     return true;
   }
 
-  /** The parked outcome of `call`; releasing acknowledges it to the service. */
+  /**
+   * The parked outcome of `call`; releasing acknowledges it to the service.
+   * For a call waiting for its {@linkcode answer}, releasing hands it over.
+   */
   start(call: ToolCall): ExecutionHandle {
     const parked = this.#parked.get(call.id);
     this.#parked.delete(call.id);
+    const answer = this.#unanswered.get(call.id);
     const outcome: ExecutionOutcome = parked === undefined
       ? { kind: "failed", reason: `call \`${call.id}\` is not parked` }
       : parked.outcome.kind === "executed"
@@ -68,7 +90,7 @@ export class ParkedCallExecutor implements Executor {
     return {
       outcome: Promise.resolve(outcome),
       release: (ack, recorded) => {
-        if (released || parked === undefined) {
+        if (released || (parked === undefined && answer === undefined)) {
           return Promise.resolve({
             kind: "failed",
             message: `call \`${call.id}\` cannot be released twice`,
@@ -77,6 +99,11 @@ export class ParkedCallExecutor implements Executor {
         released = true;
         const release: Release = { ack, recorded, delivery: Promise.withResolvers() };
         this.#releases.set(call.id, release);
+        if (answer !== undefined) {
+          this.#unanswered.delete(call.id);
+          answer.resolve(deliveryFor({ outcome }, ack));
+          return release.delivery.promise;
+        }
         try {
           this.#service.acknowledge(call.id, ack);
         } catch (error) {
@@ -128,6 +155,29 @@ export class ParkedCallExecutor implements Executor {
     }
     release.delivery.resolve({ kind: "delivered", response: received });
     return result;
+  }
+
+  /**
+   * Fails call `callId` before its phase released it (the phase could not
+   * run): a parked call is acknowledged with `message`, a call waiting for
+   * its {@linkcode answer} gets it as an error.
+   */
+  fail(callId: string, message: string): void {
+    this.#parked.delete(callId);
+    const answer = this.#unanswered.get(callId);
+    if (answer !== undefined) {
+      this.#unanswered.delete(callId);
+      answer.resolve(deliveryFor({ outcome: { kind: "failed", reason: message } }, {
+        kind: "fail",
+        message,
+      }));
+      return;
+    }
+    try {
+      this.#service.acknowledge(callId, { kind: "fail", message });
+    } catch {
+      // Already released by the phase before it failed.
+    }
   }
 
   /** Settles a release whose client went away before receiving it. */

@@ -90,8 +90,13 @@ export function createSessionServer(options: SessionServerOptions): Server {
       resolve: () => progress.keepAlive(options.parkProgressIntervalMs),
       reject: () => {},
     });
+    const call = {
+      id: callId,
+      name: request.params.name,
+      arguments: request.params.arguments ?? {},
+    };
     return options.host.call(
-      callId,
+      call,
       () =>
         options.service.callTool(request, {
           signal: extra.signal,

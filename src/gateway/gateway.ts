@@ -199,6 +199,7 @@ export class Gateway {
       policyFor: this.#policyFor,
       prompter: this.#options.prompter ?? refusingPrompter,
       noticeSink: this.#options.noticeSink ?? stderrNotices,
+      available: () => this.#tools.map((tool) => tool.name),
     });
     const server = createSessionServer({
       session: id,

@@ -15,7 +15,11 @@
  * order they complete.
  *
  * Each session records into its own conversation stream: a
- * `tool_call_request` per call, then the responses exactly as delivered.
+ * `tool_call_request` per call, then the responses exactly as delivered,
+ * the whole batch in one append. Every call is recorded, a call of a tool
+ * that does not exist too: it never reaches the service, and its phase
+ * answers it as the runtime answers an unknown tool in an assistant's
+ * message (listing the tools the client is offered).
  *
  * @module
  */
@@ -24,6 +28,8 @@ import { getLogger } from "@logtape/logtape";
 import { createActor, toPromise } from "xstate";
 import { phaseMachine } from "../machines/phase_machine.ts";
 import type { Prompter } from "../machines/prompter.ts";
+import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
+import { reasonText } from "../service/reason_text.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ExecutionService } from "../service/execution_service.ts";
@@ -32,6 +38,7 @@ import type { CallToolResult } from "../service/sdk.ts";
 import type { ToolCallRequestEvent } from "../stream/events.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
 import { ParkedCallExecutor } from "./_parked_call_executor.ts";
+import { requestsFirst } from "./_requests_first.ts";
 
 const log = getLogger(["spillway", "gateway"]);
 
@@ -51,21 +58,29 @@ export interface SessionHostOptions {
   readonly prompter: Prompter;
   /** Prints the notices of cut responses. */
   readonly noticeSink: NoticeSink;
+  /** The names of the tools the client is offered (listed in the answer to an unknown one). */
+  readonly available: () => readonly string[];
 }
 
-/** The calls of one phase: who joined it, and who has parked. */
+/** A call ready for its phase's commit: parked by the service, or (without `parked`) of a tool that does not exist. */
+interface Ready {
+  readonly call: ToolCall;
+  readonly parked: ParkedCall | undefined;
+}
+
+/** The calls of one phase: who joined it, and who is ready. */
 interface Phase {
-  /** Calls that joined, running or parked. */
+  /** Calls that joined, running or ready. */
   readonly members: Set<string>;
-  /** Members parked so far, in the order they parked. */
-  readonly parked: ParkedCall[];
+  /** Members ready so far (parked, or answered at once), in that order. */
+  readonly ready: Ready[];
 }
 
 /** Collects a session's calls into phases and commits them. */
 export class SessionHost {
   readonly #options: SessionHostOptions;
   readonly #executor: ParkedCallExecutor;
-  /** The phase new calls join; `undefined` once sealed (one of its calls parked). */
+  /** The phase new calls join; `undefined` once sealed (one of its calls is ready). */
   #open: Phase | undefined;
   /** Every call's phase, from arrival until it parks or leaves. */
   readonly #phaseOf = new Map<string, Phase>();
@@ -96,29 +111,34 @@ export class SessionHost {
   }
 
   /**
-   * Runs one client call: through the service, into a phase, recorded,
-   * released. Resolves with what the client receives.
+   * Runs one client call: `run` sends it through the service, then it joins
+   * a phase and is recorded and released. A call of a tool the service does
+   * not have is not run: its phase answers it. Resolves with what the
+   * client receives.
    */
-  async call(
-    callId: string,
-    run: () => Promise<CallToolResult>,
-  ): Promise<CallToolResult> {
+  async call(call: ToolCall, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    const callId = call.id;
     if (this.#stopped !== undefined) {
       return { content: [{ type: "text", text: this.#stopped }], isError: true };
     }
-    this.#open ??= { members: new Set(), parked: [] };
-    this.#open.members.add(callId);
-    this.#phaseOf.set(callId, this.#open);
+    const open = this.#open ??= { members: new Set(), ready: [] };
+    open.members.add(callId);
+    if (!this.#options.service.has(call.name)) {
+      const answer = this.#executor.answer(callId);
+      this.#ready(open, { call, parked: undefined });
+      return this.#executor.delivered(callId, await answer);
+    }
+    this.#phaseOf.set(callId, open);
     let result: CallToolResult;
     try {
       result = await run();
     } finally {
-      // A call that never parked (unknown tool, service closed) leaves its phase.
+      // A call that never parked (the service closed) leaves its phase.
       const phase = this.#phaseOf.get(callId);
       if (phase !== undefined) {
         this.#phaseOf.delete(callId);
         phase.members.delete(callId);
-        this.#completeIfParked(phase);
+        this.#completeIfReady(phase);
         this.#checkIdle();
       }
     }
@@ -165,17 +185,23 @@ export class SessionHost {
     this.#idle = undefined;
   }
 
-  #parked(call: ParkedCall): void {
-    const phase = this.#phaseOf.get(call.callId) ?? { members: new Set([call.callId]), parked: [] };
-    this.#phaseOf.delete(call.callId);
-    phase.parked.push(call);
-    if (this.#open === phase) this.#open = undefined;
-    this.#completeIfParked(phase);
+  #parked(parked: ParkedCall): void {
+    const { callId, tool, arguments: args } = parked;
+    const phase = this.#phaseOf.get(callId) ?? { members: new Set([callId]), ready: [] };
+    this.#phaseOf.delete(callId);
+    this.#ready(phase, { call: { id: callId, name: tool, arguments: args }, parked });
   }
 
-  /** Queues `phase` for its commit once every member is parked. */
-  #completeIfParked(phase: Phase): void {
-    if (phase.parked.length === 0 || phase.parked.length < phase.members.size) return;
+  /** A member of `phase` is ready: the phase is sealed, and complete once all are. */
+  #ready(phase: Phase, ready: Ready): void {
+    phase.ready.push(ready);
+    if (this.#open === phase) this.#open = undefined;
+    this.#completeIfReady(phase);
+  }
+
+  /** Queues `phase` for its commit once every member is ready. */
+  #completeIfReady(phase: Phase): void {
+    if (phase.ready.length === 0 || phase.ready.length < phase.members.size) return;
     if (this.#open === phase) this.#open = undefined;
     this.#complete.push(phase);
     this.#commitNext();
@@ -188,14 +214,14 @@ export class SessionHost {
     if (phase === undefined) return;
     // Recorded in arrival order, as an assistant message orders its calls.
     const arrival = new Map([...phase.members].map((id, index) => [id, index]));
-    const rank = (call: ParkedCall) => arrival.get(call.callId) ?? arrival.size;
-    const batch = phase.parked.toSorted((a, b) => rank(a) - rank(b));
+    const rank = ({ call }: Ready) => arrival.get(call.id) ?? arrival.size;
+    const batch = phase.ready.toSorted((a, b) => rank(a) - rank(b));
     this.#committing = this.#commit(batch).catch((error) => {
       log.error("committing calls of session {session} failed: {error}", {
         session: this.#options.session,
         error,
       });
-      for (const call of batch) this.#failUnreleased(call, error);
+      for (const { call } of batch) this.#failUnreleased(call.id, error);
     }).finally(() => {
       this.#committing = undefined;
       this.#commitNext();
@@ -203,15 +229,8 @@ export class SessionHost {
     });
   }
 
-  #failUnreleased(call: ParkedCall, error: unknown): void {
-    const message = `the result of call \`${call.callId}\` was not recorded: ${
-      error instanceof Error ? error.message : String(error)
-    }`;
-    try {
-      this.#options.service.acknowledge(call.callId, { kind: "fail", message });
-    } catch {
-      // Already released by the commit before it failed.
-    }
+  #failUnreleased(callId: string, error: unknown): void {
+    this.#executor.fail(callId, notRecordedMessage(callId, reasonText(error)));
   }
 
   #openStream(): Promise<ConversationStream> {
@@ -220,34 +239,34 @@ export class SessionHost {
   }
 
   /**
-   * One phase over a batch of parked calls: they join it as calls started
-   * elsewhere, and it caps, records, flushes and releases them (printing the
-   * notices once they are durable).
+   * One phase over a batch of ready calls: they join it as calls started
+   * elsewhere (a call of a tool that does not exist, as one to answer), and
+   * it caps, records (their requests first), flushes and releases them
+   * (printing the notices once they are durable).
    */
-  async #commit(batch: readonly ParkedCall[]): Promise<void> {
+  async #commit(batch: readonly Ready[]): Promise<void> {
     const stream = await this.#openStream();
-    const calls: ToolCall[] = batch.map((parked) => ({
-      id: parked.callId,
-      name: parked.tool,
-      arguments: parked.arguments,
-    }));
-    await stream.append(calls.map((call): ToolCallRequestEvent => ({
+    this.#executor.add(batch.flatMap(({ parked }) => parked ?? []));
+    const requests = batch.map(({ call }): ToolCallRequestEvent => ({
       type: "tool_call_request",
       id: call.id,
       name: call.name,
       arguments: call.arguments,
-    })));
-    this.#executor.add(batch);
-    const { policyFor, prompter, noticeSink } = this.#options;
+    }));
+    const { policyFor, prompter, noticeSink, available } = this.#options;
     const phase = createActor(phaseMachine, {
       input: {
         calls: [],
-        joined: calls.map((call) => ({ call, handle: this.#executor.start(call) })),
+        joined: batch.map(({ call, parked }) => ({
+          call,
+          handle: this.#executor.start(call),
+          ...(parked === undefined ? { unavailable: true } : {}),
+        })),
         executor: this.#executor,
         policyFor,
-        available: [],
+        available: available(),
         prompter,
-        stream,
+        stream: requestsFirst(stream, requests),
         noticeSink,
         signal: this.#stop.signal,
       },

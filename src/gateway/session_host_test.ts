@@ -36,12 +36,13 @@ async function setup() {
     policyFor: cachedPolicies(parseConfig("")),
     prompter: scriptedPrompter(),
     noticeSink: new CollectingNoticeSink(),
+    available: () => service.list().map((tool) => tool.name),
   });
   let next = 0;
   const call = (name: string, args: Record<string, unknown>) => {
     const callId = `call_${++next}`;
     const result = host.call(
-      callId,
+      { id: callId, name, arguments: args },
       () =>
         service.callTool({ method: "tools/call", params: { name, arguments: args } }, {
           signal: new AbortController().signal,
@@ -120,5 +121,62 @@ Deno.test("SessionHost.stop: running calls are cancelled and recorded, parked on
   assert.deepEqual(
     events.flatMap((e) => e.type === "tool_call_response" ? [[e.id, e.content]] : []),
     [[a.callId, "The user cancelled this tool call."], [b.callId, "b"]],
+  );
+});
+
+Deno.test("SessionHost: a call of a tool that does not exist is recorded, answered with the tools there are, and delivered as recorded", async () => {
+  await using s = await setup();
+  const unknown = s.call("nope", { x: 1 });
+  const result = await unknown.result;
+  const answer = "tool nope is not available (available tools: hold, echo)";
+  assert.deepEqual(result, { content: [{ type: "text", text: answer }], isError: true });
+  assert.deepEqual(s.store.durableEvents(CONVERSATION), [
+    { type: "tool_call_request", id: unknown.callId, name: "nope", arguments: { x: 1 } },
+    { type: "tool_call_response", id: unknown.callId, content: answer, is_error: true },
+  ]);
+  assert.equal(s.service.parked().length, 0, "it never reached the service");
+});
+
+Deno.test("SessionHost: a call of an unknown tool joins the phase of the calls in flight, in arrival order", async () => {
+  await using s = await setup();
+  const a = s.call("hold", { key: "a" });
+  const unknown = s.call("nope", {});
+  // The unknown call sealed the phase {a, nope}: c opens the next one and is not held by a.
+  const c = s.call("echo", { text: "c" });
+  assert.equal(textOf(await c.result), "c");
+  s.release("a");
+  assert.equal(textOf(await a.result), "released a");
+  assert.match(textOf(await unknown.result), /^tool nope is not available/);
+  const events = s.store.durableEvents(CONVERSATION);
+  assert.deepEqual(events.map((e) => `${e.type} ${"id" in e ? e.id : ""}`), [
+    `tool_call_request ${c.callId}`,
+    `tool_call_response ${c.callId}`,
+    `tool_call_request ${a.callId}`,
+    `tool_call_request ${unknown.callId}`,
+    `tool_call_response ${a.callId}`,
+    `tool_call_response ${unknown.callId}`,
+  ]);
+});
+
+Deno.test("SessionHost: when its batch cannot be recorded, a call of an unknown tool gets the not-recorded error, and nothing of the batch is in the stream", async () => {
+  await using s = await setup();
+  s.store.failFlush = true;
+  const unknown = s.call("nope", {});
+  const echo = s.call("echo", { text: "e" });
+  const [ru, re] = [await unknown.result, await echo.result];
+  for (const [result, call] of [[ru, unknown], [re, echo]] as const) {
+    assert.equal(result.isError, true);
+    assert.match(
+      textOf(result),
+      new RegExp(`^the result of call ${call.callId} was not recorded: could not flush`),
+    );
+  }
+  s.store.failFlush = false;
+  assert.deepEqual(s.store.durableEvents(CONVERSATION), []);
+  const again = await s.call("nope", {}).result;
+  assert.match(textOf(again), /^tool nope is not available/);
+  assert.deepEqual(
+    s.store.durableEvents(CONVERSATION).map((e) => e.type),
+    ["tool_call_request", "tool_call_response"],
   );
 });

@@ -19,7 +19,8 @@ import type { ToolPolicy } from "./turn_dependencies.ts";
  *
  * - `answered`: the Host answered it without running it (an unavailable
  *   tool, `run = "skip"`, a repeated call id, a cancelled turn, a policy
- *   that cannot be resolved); its review is written when the phase starts;
+ *   that cannot be resolved); its review is written when the phase starts
+ *   (a joined call answered this way keeps its link, to be released);
  * - `unattended`: nobody is asked about it (`run = "unattended"`, `result =
  *   "unattended"` or `"skip"`); the phase drives its execution link itself;
  * - `attended`: a person is asked before it runs or about its result; a

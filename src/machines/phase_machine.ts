@@ -54,7 +54,10 @@ export interface PhaseInput {
   /**
    * Calls already running elsewhere that join this batch (an outside MCP
    * client's calls, parked by the service): capped, recorded and released
-   * with the others, never started or prompted here. Default: none.
+   * with the others, never started here. Their `run` no longer applies, but
+   * under `result = "ask"`/`"edit"` a person is asked about their result
+   * like any other call's (the `attended` route); one marked `unavailable`
+   * is answered like an unknown tool. Default: none.
    */
   readonly joined?: readonly JoinedCall[];
   /** Knows the tools, runs the calls. */

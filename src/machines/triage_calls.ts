@@ -29,8 +29,14 @@ import type { PolicyFor, ToolPolicy } from "./turn_dependencies.ts";
 export interface JoinedCall {
   /** The call as its client sent it. */
   readonly call: ToolCall;
-  /** The running call, parked (or about to be) on its barrier. */
+  /** The running call, parked (or about to be) on its barrier; releasing it answers its client. */
   readonly handle: ExecutionHandle;
+  /**
+   * Its tool did not exist when the call arrived, so it never ran: it is
+   * answered as an unavailable tool in an assistant's message is (listing
+   * `available`), and its handle hands that answer to its client. Default: `false`.
+   */
+  readonly unavailable?: boolean;
 }
 
 /** What {@linkcode triageCalls} needs besides the calls. */
@@ -107,9 +113,14 @@ export function triageCalls(
       review: undefined,
     };
   });
-  joined.forEach(({ call, handle }, i) => {
+  joined.forEach(({ call, handle, unavailable }, i) => {
     const index = calls.length + i;
     const link = new ExecutionLink(call.id, { handle });
+    if (unavailable === true) {
+      const review = unavailableToolReview(call, options.available);
+      records.push({ index, call, route: "answered", policy: undefined, link, review });
+      return;
+    }
     const policy = policyOf(call.name);
     // A joined call is already running: whatever its policy says, it is
     // released (it has a link), and its `run` no longer applies.
