@@ -8,6 +8,7 @@
  * @module
  */
 
+import { getLogger } from "@logtape/logtape";
 import { join, resolve } from "node:path";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { Prompter } from "../machines/prompter.ts";
@@ -76,6 +77,8 @@ export interface GatewaySession {
   /** Disconnects it: its running calls are cancelled (and recorded as such). */
   close(): Promise<void>;
 }
+
+const log = getLogger(["spillway", "gateway"]);
 
 /** Notices name tools (from upstream servers, clients, config): one inert line each. */
 const stderrNotices: NoticeSink = {
@@ -231,6 +234,9 @@ export class Gateway {
       },
     };
     server.onclose = () => void session.close();
+    // What the transport or the protocol could not handle (a line that is not
+    // JSON-RPC, a reply to nothing) is skipped; `-v` shows it.
+    server.onerror = (error) => log.warn("session {session}: {error}", { session: id, error });
     this.#sessions.set(id, session);
     this.#hosts.set(id, host);
     const blobs = this.#service.blobStore;

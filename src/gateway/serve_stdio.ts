@@ -1,14 +1,14 @@
 /**
  * `spillway serve --stdio`: one client, which spawned spillway, speaks MCP
- * over our stdin and stdout. stdout carries only the protocol; notices and
- * logs go to stderr. The session ends when the client closes our stdin.
+ * over our stdin and stdout ({@linkcode LineStdioServerTransport}). stdout
+ * carries only the protocol; notices and logs go to stderr. The session
+ * ends when the client closes our stdin.
  *
  * @module
  */
 
-import process from "node:process";
-import { StdioServerTransport } from "../service/sdk.ts";
 import type { Gateway, GatewaySession } from "./gateway.ts";
+import { LineStdioServerTransport } from "./line_stdio_server_transport.ts";
 
 /** A running stdio session. */
 export interface StdioServing {
@@ -22,24 +22,17 @@ export interface StdioServing {
  * Serves `gateway` to the client on this process's stdin and stdout.
  *
  * @param gateway the started gateway
- * @param streams the streams to speak on. Default: `process.stdin` and `process.stdout`.
+ * @param streams the streams to speak on. Default: this process's stdin and stdout.
  */
 export async function serveStdio(
   gateway: Gateway,
-  streams: {
-    readonly stdin: NodeJS.ReadableStream;
-    readonly stdout: NodeJS.WritableStream;
-  } = { stdin: process.stdin, stdout: process.stdout },
+  streams?: {
+    readonly readable: ReadableStream<Uint8Array>;
+    readonly writable: WritableStream<Uint8Array>;
+  },
 ): Promise<StdioServing> {
-  const transport = new StdioServerTransport(
-    streams.stdin as typeof process.stdin,
-    streams.stdout as typeof process.stdout,
-  );
-  const ended = Promise.withResolvers<void>();
-  const onEnd = () => ended.resolve();
-  streams.stdin.once("end", onEnd);
-  streams.stdin.once("close", onEnd);
+  const transport = new LineStdioServerTransport(streams);
   const session = await gateway.connect(transport);
-  void ended.promise.then(() => session.close());
-  return { session, ended: ended.promise };
+  void transport.ended.then(() => session.close());
+  return { session, ended: transport.ended };
 }

@@ -87,14 +87,18 @@ export class JsonRpcLineReader {
   readonly #callbacks: JsonRpcLineReaderCallbacks;
   readonly #splitter = new LineSplitter();
   readonly #decoder = new TextDecoder();
+  readonly #ending: string;
 
   /**
    * Creates a reader for one stream.
    *
    * @param callbacks where messages, malformed lines and handler errors go
+   * @param options `ending`: what ends the stream, as an unterminated last
+   *   line is reported ("… before closing stdout"). Default: `"closing stdout"`.
    */
-  constructor(callbacks: JsonRpcLineReaderCallbacks) {
+  constructor(callbacks: JsonRpcLineReaderCallbacks, options: { readonly ending?: string } = {}) {
     this.#callbacks = callbacks;
+    this.#ending = options.ending ?? "closing stdout";
   }
 
   /** Bytes of a message not yet terminated by its newline. */
@@ -126,7 +130,7 @@ export class JsonRpcLineReader {
     const text = this.#decoder.decode(rest);
     if (text.trim() === "") return;
     this.#callbacks.onMalformed({
-      problem: `an unterminated last line (${rest.byteLength} bytes) before closing stdout`,
+      problem: `an unterminated last line (${rest.byteLength} bytes) before ${this.#ending}`,
       preview: quotedPreview(text),
       ids: [],
     });
