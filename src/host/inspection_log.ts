@@ -1,13 +1,16 @@
 /**
  * `--inspect FILE`: the XState inspection events of a run as JSON lines,
- * one per event, for visualizers and post-mortems. Actor references are
- * circular, so each event is reduced to what a reader needs: which actor,
- * which event, which state.
+ * one per event, for visualizers, post-mortems and `spillway inspect
+ * --serve`. Actor references are circular, so each event is reduced to what
+ * a reader needs: which actor, which event, which state, and for the few
+ * events that carry them, the sizes before and after each cap, the budget
+ * and the notices (`facts`, see `inspection_facts.ts`).
  *
  * @module
  */
 
 import type { InspectionEvent } from "xstate";
+import { type InspectionFacts, inspectionFacts } from "./inspection_facts.ts";
 
 /** One line of the inspection log. */
 export interface InspectionRecord {
@@ -17,6 +20,8 @@ export interface InspectionRecord {
   readonly state?: unknown;
   readonly status?: string;
   readonly action?: string;
+  /** Sizes, budget and notices, on the events that carry them. */
+  readonly facts?: InspectionFacts;
 }
 
 /** Reduces an inspection event to a plain, serializable record. */
@@ -35,8 +40,15 @@ export function inspectionRecord(event: InspectionEvent): InspectionRecord {
         ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
       };
     }
-    case "@xstate.event":
-      return { type: event.type, actor, event: event.event.type };
+    case "@xstate.event": {
+      const facts = inspectionFacts(event);
+      return {
+        type: event.type,
+        actor,
+        event: event.event.type,
+        ...(facts === undefined ? {} : { facts }),
+      };
+    }
     case "@xstate.action":
       return { type: event.type, actor, action: event.action.type };
     default:

@@ -35,6 +35,8 @@ export interface MachineDiagramOptions {
    * Default: `false` (an invoked machine is named, not drawn).
    */
   readonly nested?: boolean;
+  /** Which way the top level flows: `TB` (top to bottom) or `LR`. Default: Mermaid's, `TB`. */
+  readonly direction?: "TB" | "LR";
 }
 
 /**
@@ -81,6 +83,7 @@ export function machineToMermaid(
   collect(root, options.nested === true, layout, new Set());
   const edges = root.children.flatMap((child) => edgesOf(child, layout));
   const lines = ["stateDiagram-v2"];
+  if (options.direction !== undefined) lines.push(`  direction ${options.direction}`);
   draw(root, edges, layout, lines, "  ");
   // What the machine invokes for its whole life has no state to be written in.
   const top = machine.root as StateNode;
@@ -94,6 +97,27 @@ export function machineToMermaid(
   // Edges whose ends live in different blocks go last, outside every block.
   for (const edge of edges) if (edge.block === undefined) lines.push(`  ${edge.line}`);
   return lines.join("\n") + "\n";
+}
+
+/**
+ * The Mermaid id of the state at `path` (state names from the top, an
+ * invoked machine's states after the state invoking it, as `nested` draws
+ * them): the names joined with `_`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mermaidStateId } from "./machine_diagram.ts";
+ * assert.equal(mermaidStateId(["toolPhase", "committing", "flushing"]), "toolPhase_committing_flushing");
+ * ```
+ */
+export function mermaidStateId(path: readonly string[]): string {
+  return path.map(mermaidWord).join("_");
+}
+
+/** Mermaid ids are words: anything else in a state's name becomes `_` (its label keeps it). */
+function mermaidWord(name: string): string {
+  return name.replace(/\W/g, "_");
 }
 
 /** The parts of XState's `StateNode` the drawing reads. */
@@ -139,9 +163,7 @@ interface Edge {
 
 function collect(drawn: Drawn, nested: boolean, layout: Layout, taken: Set<string>): void {
   for (const node of Object.values(drawn.node.states)) {
-    // Mermaid ids are words: anything else in a state's name becomes `_` (labels keep it).
-    const word = node.key.replace(/\W/g, "_");
-    const id = drawn.id === "" ? word : `${drawn.id}_${word}`;
+    const id = drawn.id === "" ? mermaidWord(node.key) : `${drawn.id}_${mermaidWord(node.key)}`;
     if (taken.has(id)) throw new Error(`two states would both be drawn as "${id}"`);
     taken.add(id);
     layout.ids.set(node, id);

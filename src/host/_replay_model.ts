@@ -1,0 +1,209 @@
+/**
+ * Private to `inspection_replay.ts`: the fold of inspection records into
+ * what the page shows (the machines' current states, each batch and call).
+ *
+ * @module
+ */
+
+import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
+import { ByteSize } from "../size/byte_size.ts";
+import type { InspectionFacts } from "./inspection_facts.ts";
+import type { InspectionRecord } from "./inspection_log.ts";
+import type { BatchView, CallView, SizeView } from "./inspector_view.ts";
+import { mermaidStateId } from "./machine_diagram.ts";
+
+/** The id of an asked-about call's `toolCall` actor: `call.<index>`. */
+export const CALL_ACTOR = /^call\.(\d+)$/;
+
+/** A state value with one active leaf as its path: `{ execute: "running" }` → `execute`, `running`. */
+export function statePath(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (typeof value === "object" && value !== null) {
+    const [key, inner] = Object.entries(value)[0] ?? [];
+    if (key !== undefined) return [key, ...statePath(inner)];
+  }
+  return [];
+}
+
+/** Every Mermaid id along a path: `a`, `a_b`, `a_b_c`. */
+export function idsAlong(path: readonly string[]): string[] {
+  return path.map((_, i) => mermaidStateId(path.slice(0, i + 1)));
+}
+
+/** A size as shown. */
+export function size(bytes: number | undefined): SizeView | undefined {
+  return bytes === undefined ? undefined : { bytes, text: ByteSize.fromBytes(bytes).human() };
+}
+
+/** The fold: what the records so far say. */
+export class ReplayModel {
+  turn: string[] = [];
+  turnStatus: string | undefined;
+  phase: string[] | undefined;
+  commit: string[] | undefined;
+  readonly batches: Batch[] = [];
+  #cycles = 0;
+
+  apply(record: InspectionRecord): void {
+    if (record.facts !== undefined) return this.#applyFacts(record.facts);
+    if (record.type === "@xstate.actor") {
+      // A new life: a phase starts a batch's work, a commit its recording.
+      if (record.actor === "phase") this.phase = [];
+      else this.commit = [];
+      return;
+    }
+    const path = statePath(record.state);
+    const finished = record.status !== undefined && record.status !== "active";
+    if (record.actor === "turn") {
+      this.turn = path;
+      this.turnStatus = record.status;
+    } else if (record.actor === "phase") {
+      this.phase = finished ? undefined : path;
+    } else if (record.actor === "commit") {
+      this.commit = finished ? undefined : path;
+    } else {
+      const index = Number(CALL_ACTOR.exec(record.actor)?.[1]);
+      const call = this.batches.at(-1)?.call(index);
+      if (call !== undefined) call.actorState = path;
+    }
+  }
+
+  #applyFacts(facts: InspectionFacts): void {
+    const batch = this.batches.at(-1);
+    switch (facts.kind) {
+      case "calls":
+        this.#cycles += 1;
+        if (facts.calls.length > 0) this.batches.push(new Batch(this.#cycles, facts.calls));
+        return;
+      case "slots":
+        for (const slot of facts.slots) {
+          const call = batch?.call(slot.index, slot.id, slot.tool);
+          if (call === undefined) continue;
+          call.slotWritten = true;
+          call.raw = slot.bytes;
+          call.isError = slot.isError;
+        }
+        return;
+      case "capped":
+        for (const capped of facts.calls) {
+          const call = batch?.call(capped.index, capped.id, capped.tool);
+          if (call === undefined) continue;
+          call.slotWritten = true;
+          call.route = capped.route;
+          call.raw = capped.rawBytes;
+          call.threshold = capped.bytes;
+        }
+        if (batch !== undefined) batch.capped = true;
+        return;
+      case "committed":
+        if (batch === undefined) return;
+        batch.committed = facts;
+        for (const recorded of facts.calls) {
+          const call = batch.byId(recorded.id);
+          if (call === undefined) continue;
+          call.recorded = recorded.bytes;
+          call.isError = recorded.isError;
+        }
+        for (const notice of facts.notices) batch.byId(notice.callId)?.cutBy.add(notice.cause);
+        return;
+    }
+  }
+
+  /** The lit ids of the turn's diagram: its state, and inside `toolPhase` the phase's and commit's. */
+  active(): string[] {
+    if (this.turnStatus !== undefined && this.turnStatus !== "active") return idsAlong(this.turn);
+    const path = [...this.turn];
+    if (path.length === 1 && path[0] === "toolPhase" && this.phase !== undefined) {
+      path.push(...this.phase);
+      if (this.phase.length === 1 && this.phase[0] === "committing" && this.commit !== undefined) {
+        path.push(...this.commit);
+      }
+    }
+    return idsAlong(path);
+  }
+}
+
+class Call {
+  route: string | undefined;
+  actorState: string[] | undefined;
+  slotWritten = false;
+  raw: number | undefined;
+  threshold: number | undefined;
+  recorded: number | undefined;
+  isError = false;
+  readonly cutBy = new Set<string>();
+
+  constructor(readonly index: number, readonly id: string, readonly tool: string) {}
+
+  /** Its state on the toolCall route: its actor's when it has one, else read from the phase's. */
+  state(batch: Batch, model: ReplayModel, current: boolean): string[] {
+    if (this.actorState !== undefined) return this.actorState;
+    if (batch.committed !== undefined) return ["released"];
+    const committing = current && model.phase?.[0] === "committing";
+    if (committing) return ["barrierAcknowledge"];
+    return this.slotWritten ? ["reviewSlot"] : ["execute"];
+  }
+
+  view(batch: Batch, model: ReplayModel, current: boolean): CallView {
+    const state = this.state(batch, model, current);
+    const raw = size(this.raw);
+    const threshold = size(this.threshold);
+    const recorded = size(this.recorded);
+    return {
+      index: this.index,
+      id: this.id,
+      tool: this.tool,
+      ...(this.route === undefined ? {} : { route: this.route }),
+      state: state.join("."),
+      active: idsAlong(state),
+      ...(raw === undefined ? {} : { raw }),
+      ...(threshold === undefined ? {} : { threshold }),
+      ...(recorded === undefined ? {} : { recorded }),
+      cutBy: [...this.cutBy],
+      isError: this.isError,
+    };
+  }
+}
+
+class Batch {
+  readonly #calls: Call[];
+  capped = false;
+  committed: Extract<InspectionFacts, { kind: "committed" }> | undefined;
+
+  constructor(readonly cycle: number, calls: readonly { id: string; tool: string }[]) {
+    this.#calls = calls.map(({ id, tool }, index) => new Call(index, id, tool));
+  }
+
+  /** The call at `index`; one the model's answer did not name (a joined call) is added. */
+  call(index: number, id?: string, tool?: string): Call | undefined {
+    const known = this.#calls[index];
+    if (known !== undefined || id === undefined || tool === undefined) return known;
+    const added = new Call(index, id, tool);
+    this.#calls[index] = added;
+    return added;
+  }
+
+  byId(id: string): Call | undefined {
+    return this.#calls.find((call) => call?.id === id);
+  }
+
+  view(model: ReplayModel): BatchView {
+    const current = model.batches.at(-1) === this;
+    const calls = this.#calls.filter((call) => call !== undefined);
+    const asked = this.capped
+      ? size(calls.reduce((sum, call) => sum + (call.threshold ?? 0), 0))
+      : undefined;
+    const spent = size(this.committed?.budget.spent);
+    return {
+      cycle: this.cycle,
+      calls: calls.map((call) => call.view(this, model, current)),
+      budget: {
+        limit: size(this.committed?.budget.limit ?? MAX_TOOL_RESPONSE_BATCH_BYTES) as SizeView,
+        ...(asked === undefined ? {} : { asked }),
+        ...(spent === undefined ? {} : { spent }),
+        ...(this.committed === undefined ? {} : { commit: this.committed.status }),
+      },
+      notices: this.committed?.notices.map((notice) => notice.text) ?? [],
+    };
+  }
+}

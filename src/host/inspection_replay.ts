@@ -1,0 +1,171 @@
+/**
+ * A run replayed from its inspection records (`query --inspect FILE`), step
+ * by step, as the inspector page shows it: which states of the turn, its
+ * phase and its commit are current, each call's state on the `toolCall`
+ * route, its size before and after each cap, the batch budget spent and the
+ * notices. A step is a record that changes what is shown: a state change of
+ * a machine, or facts (see `inspection_facts.ts`).
+ *
+ * Calls nobody is asked about have no actor: they take the same route
+ * driven by the phase, so their state is read from the phase's progress
+ * (`execute` until their slot is written, `reviewSlot`, then
+ * `barrierAcknowledge` while the commit runs, `released` once it is done).
+ *
+ * @module
+ */
+
+import type { InspectionFacts, NoticeRecord } from "./inspection_facts.ts";
+import type { InspectionRecord } from "./inspection_log.ts";
+import type { InspectorView } from "./inspector_view.ts";
+import { CALL_ACTOR, ReplayModel, size, statePath } from "./_replay_model.ts";
+
+/**
+ * Records in, views out: add records as the file grows, ask for any step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InspectionReplay } from "./inspection_replay.ts";
+ * const replay = new InspectionReplay();
+ * replay.addLine('{"type":"@xstate.snapshot","actor":"turn","state":"requesting","status":"active"}');
+ * replay.addLine('{"type":"@xstate.snapshot","actor":"turn","state":"closing","status":"active"}');
+ * replay.addLine("not a record");
+ * assert.equal(replay.steps, 2);
+ * assert.deepEqual(replay.viewAt(1).active, ["requesting"]);
+ * assert.equal(replay.viewAt().said, "turn → closing");
+ * assert.equal(replay.viewAt().unreadable, 1);
+ * ```
+ */
+export class InspectionReplay {
+  /** The records that matter to the view, in order. */
+  readonly #records: InspectionRecord[] = [];
+  /** For each step, how many of `#records` it covers, and what it said. */
+  readonly #steps: { readonly end: number; readonly said: string }[] = [];
+  /** The last state seen of each actor: a snapshot that repeats it is no step. */
+  readonly #last = new Map<string, string>();
+  /** The ids of the latest batch's calls, to name an asked-about call's actor. */
+  #callIds: readonly string[] = [];
+  #unreadable = 0;
+
+  /** How many steps there are so far. */
+  get steps(): number {
+    return this.#steps.length;
+  }
+
+  /** Adds one line of an inspection file (a line that is not a record is counted, not fatal). */
+  addLine(line: string): void {
+    if (line.trim() === "") return;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      record = undefined;
+    }
+    if (isRecord(record)) this.add(record);
+    else this.#unreadable += 1;
+  }
+
+  /** Adds one record (records that change nothing shown are left out). */
+  add(record: InspectionRecord): void {
+    if (record.facts !== undefined) {
+      if (record.facts.kind === "calls" && record.facts.calls.length > 0) {
+        this.#callIds = record.facts.calls.map((call) => call.id);
+      }
+      this.#step(record, factsSaid(record.facts));
+    } else if (record.type === "@xstate.actor" && lifecycleActor(record.actor)) {
+      this.#records.push(record);
+    } else if (record.type === "@xstate.snapshot" && machineActor(record.actor)) {
+      const path = statePath(record.state).join(".");
+      const seen = `${path}|${record.status}`;
+      if (this.#last.get(record.actor) === seen) return;
+      this.#last.set(record.actor, seen);
+      // A phase or commit that ended is no longer drawn: no step to show.
+      if (lifecycleActor(record.actor) && record.status !== "active") {
+        this.#records.push(record);
+        return;
+      }
+      const status = record.status === "active" || record.status === undefined
+        ? ""
+        : ` (${record.status})`;
+      this.#step(record, `${this.#actorName(record.actor)} → ${path || "—"}${status}`);
+    }
+  }
+
+  #step(record: InspectionRecord, said: string): void {
+    this.#records.push(record);
+    this.#steps.push({ end: this.#records.length, said });
+  }
+
+  /** `call_4 (asked about)` for the actor `call.3`; other actors by their own names. */
+  #actorName(actor: string): string {
+    const index = CALL_ACTOR.exec(actor)?.[1];
+    const id = index === undefined ? undefined : this.#callIds[Number(index)];
+    return id === undefined ? actor : `${id} (asked about)`;
+  }
+
+  /** The view after `step` steps (clamped to the steps there are; the last by default). */
+  viewAt(step: number = this.steps): InspectorView {
+    const at = Math.max(0, Math.min(Math.trunc(step), this.steps));
+    const model = new ReplayModel();
+    const end = at === 0 ? 0 : (this.#steps[at - 1]?.end ?? 0);
+    for (const record of this.#records.slice(0, end)) model.apply(record);
+    return {
+      step: at,
+      steps: this.steps,
+      said: at === 0 ? "" : (this.#steps[at - 1]?.said ?? ""),
+      turn: {
+        state: model.turn.length === 0 ? undefined : model.turn.join("."),
+        status: model.turnStatus,
+      },
+      active: model.active(),
+      batches: model.batches.map((batch) => batch.view(model)),
+      unreadable: this.#unreadable,
+    };
+  }
+}
+
+function isRecord(value: unknown): value is InspectionRecord {
+  return typeof value === "object" && value !== null && "type" in value && "actor" in value &&
+    typeof value.type === "string" && typeof value.actor === "string";
+}
+
+/** The actors whose states are shown: the turn, its phase, its commit, asked-about calls. */
+function machineActor(actor: string): boolean {
+  return actor === "turn" || actor === "phase" || actor === "commit" || CALL_ACTOR.test(actor);
+}
+
+/** Actors whose start begins a new life of theirs (a new batch, a new commit). */
+function lifecycleActor(actor: string): boolean {
+  return actor === "phase" || actor === "commit";
+}
+
+function factsSaid(facts: InspectionFacts): string {
+  switch (facts.kind) {
+    case "calls":
+      return facts.calls.length === 0
+        ? "the model answered without tool calls"
+        : `the model asked for ${plural(facts.calls.length, "tool call")}`;
+    case "slots":
+      return facts.slots.length === 1
+        ? `slot written: ${facts.slots[0]?.id} (${size(facts.slots[0]?.bytes)?.text})`
+        : `${plural(facts.slots.length, "slot")} written by the calls nobody is asked about`;
+    case "capped":
+      return facts.notices.length === 0
+        ? "phase end: every response within its size_threshold"
+        : `phase end: ${cutList(facts.notices)} by size_threshold`;
+    case "committed":
+      if (facts.status === "failed") return `commit failed: ${facts.error ?? "not recorded"}`;
+      return `commit: ${plural(facts.calls.length, "response")} recorded and released, ` +
+        `${size(facts.budget.spent)?.text} of the ${size(facts.budget.limit)?.text} ceiling spent`;
+  }
+}
+
+function cutList(notices: readonly NoticeRecord[]): string {
+  return notices.map((notice) => `${notice.callId} cut to ${size(notice.capBytes)?.text}`).join(
+    ", ",
+  );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,70 @@
+/**
+ * What the inspector page shows at one step of a replayed run: the types of
+ * `view.json`, built by `InspectionReplay` and drawn by the page.
+ *
+ * @module
+ */
+
+/** A size as shown: exact bytes, and the short form the terminal uses. */
+export interface SizeView {
+  readonly bytes: number;
+  readonly text: string;
+}
+
+/** One call of a batch at a step. */
+export interface CallView {
+  /** Its position in the batch. */
+  readonly index: number;
+  readonly id: string;
+  readonly tool: string;
+  /** `answered`, `unattended`, `attended` or `joined`, once the phase end told. */
+  readonly route?: string;
+  /** Its state on the `toolCall` route, dotted: `execute.running`, `released`. */
+  readonly state: string;
+  /** The Mermaid ids lit in the `toolCall` diagram. */
+  readonly active: readonly string[];
+  /** Before any cap. */
+  readonly raw?: SizeView;
+  /** After its tool's `size_threshold`. */
+  readonly threshold?: SizeView;
+  /** As recorded, after the batch ceiling. */
+  readonly recorded?: SizeView;
+  /** The caps that cut it: `size_threshold`, `batch ceiling`. */
+  readonly cutBy: readonly string[];
+  readonly isError: boolean;
+}
+
+/** One batch (the calls of one model answer) at a step. */
+export interface BatchView {
+  /** Which model request of the turn asked for these calls (1 for the first). */
+  readonly cycle: number;
+  readonly calls: readonly CallView[];
+  /** The batch ceiling, and what the batch asks of it and spent. */
+  readonly budget: {
+    readonly limit: SizeView;
+    /** The responses after their thresholds, once the phase end capped them. */
+    readonly asked?: SizeView;
+    /** The responses as recorded, once the commit spent the budget. */
+    readonly spent?: SizeView;
+    /** `done` or `failed` once the commit ended. */
+    readonly commit?: string;
+  };
+  /** The notices, as the terminal printed them. */
+  readonly notices: readonly string[];
+}
+
+/** What the page shows at one step. */
+export interface InspectorView {
+  /** 0 before the first step, up to `steps`. */
+  readonly step: number;
+  readonly steps: number;
+  /** What this step was, in a few words. */
+  readonly said: string;
+  /** The turn's state and status (`active`, `done`), once it started. */
+  readonly turn: { readonly state: string | undefined; readonly status: string | undefined };
+  /** The Mermaid ids lit in the turn's diagram (its phase and commit drawn inside it). */
+  readonly active: readonly string[];
+  readonly batches: readonly BatchView[];
+  /** Lines of the file that were not inspection records. */
+  readonly unreadable: number;
+}
