@@ -3,13 +3,17 @@
  * as Markdown with one Mermaid `stateDiagram-v2` block per machine (one
  * machine named: its diagram alone, a valid Mermaid document), or, with
  * `--format json`, as XState's resolved node trees for other visualizers.
- * For a run's live events, use `spillway query --inspect FILE`.
+ * With `--serve`, a page on loopback that draws them and replays (and
+ * follows) an inspection file written by `spillway query --inspect FILE`.
  *
  * @module
  */
 
+import { resolve } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { DEFAULT_INSPECTOR_PORT, serveInspector } from "../host/inspector_server.ts";
 import { machineMermaid, machinesMarkdown, SPILLWAY_MACHINES } from "../host/machines_markdown.ts";
+import { StopSignals } from "../host/stop_signals.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
@@ -20,7 +24,8 @@ const FORMATS = ["mermaid", "json"] as const;
 export const inspectCommand: Command = {
   name: "inspect",
   summary: "print the state machines as Mermaid diagrams (or JSON)",
-  usage: "spillway inspect [--format mermaid|json] [turn|phase|toolCall|commit]...",
+  usage: "spillway inspect [--format mermaid|json] [turn|phase|toolCall|commit]...\n" +
+    "       spillway inspect --serve [--port N] [FILE]",
   description: `Prints each machine (all of them unless some are named) as a Mermaid
 stateDiagram-v2, drawn from the machine definitions themselves: these are
 the machines that run. Several machines come as Markdown, one fenced
@@ -29,7 +34,15 @@ comes as its diagram alone. A machine that a state invokes is drawn inside
 that state: the turn runs the phase in toolPhase, the phase runs the
 commit in committing. Edge labels name the event and, in brackets, the
 guard. With --format json (or --json), prints XState's resolved node trees
-instead (one JSON object keyed by machine).`,
+instead (one JSON object keyed by machine).
+
+With --serve, serves a page on 127.0.0.1 (port ${DEFAULT_INSPECTOR_PORT} unless --port says
+otherwise; 0 picks a free one) that draws the machines and replays FILE, an
+inspection file written by spillway query --inspect FILE, step by step:
+the current states lit, each call's state, its size before and after each
+cap, the batch budget spent and the notices. While a query still writes
+FILE, the page follows it. Everything is served from here (no network
+needed). Ctrl-C stops it.`,
   flags: [
     {
       name: "format",
@@ -39,12 +52,24 @@ instead (one JSON object keyed by machine).`,
       help: "mermaid (the default) or json",
     },
     { name: "json", kind: "boolean", help: "the same as --format json" },
+    { name: "serve", kind: "boolean", help: "serve the inspector page (replaying FILE)" },
+    {
+      name: "port",
+      kind: "string",
+      valueName: "N",
+      help:
+        `the inspector's port on 127.0.0.1 (default ${DEFAULT_INSPECTOR_PORT}; 0: any free one)`,
+    },
   ],
-  positionals: "[machine...]",
+  positionals: "[machine-or-FILE...]",
   run,
 };
 
 function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
+  if (flags.boolean("serve")) return serve(flags, io);
+  if (flags.string("port") !== undefined) {
+    throw new SpillwayError("usage", "--port goes with --serve");
+  }
   const names = Object.keys(SPILLWAY_MACHINES);
   for (const wanted of flags.positionals) {
     if (!names.includes(wanted)) {
@@ -72,4 +97,66 @@ function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     io.stdout(machinesMarkdown(chosen));
   }
   return Promise.resolve(0);
+}
+
+async function serve(flags: ParsedFlags, io: CommandIo): Promise<number> {
+  const printing = flags.string("format") !== undefined
+    ? "--format"
+    : flags.boolean("json")
+    ? "--json"
+    : undefined;
+  if (printing !== undefined) {
+    throw new SpillwayError(
+      "usage",
+      `${printing} prints diagrams; --serve serves the page instead`,
+    );
+  }
+  if (flags.positionals.length > 1) {
+    throw new SpillwayError(
+      "usage",
+      `--serve replays one inspection file, got ${flags.positionals.length}: ` +
+        flags.positionals.map((name) => `"${name}"`).join(", "),
+    );
+  }
+  const port = portOf(flags.string("port"));
+  const file = flags.positionals[0] === undefined
+    ? undefined
+    : resolve(io.cwd, flags.positionals[0]);
+  using stop = StopSignals.listen();
+  let server;
+  try {
+    server = serveInspector({
+      port,
+      signal: stop.signal,
+      ...(file === undefined ? {} : { file }),
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    throw new SpillwayError(
+      "usage",
+      `port ${port} on 127.0.0.1 is taken: pick another with --port N (0 picks a free one)`,
+    );
+  }
+  io.stdout(
+    `spillway inspector: ${server.url}\n` +
+      (file === undefined
+        ? "No inspection file: the page draws the machines only.\n"
+        : `Replaying ${flags.positionals[0]}, and following it while it grows.\n`) +
+      "Ctrl-C stops it.\n",
+  );
+  await server.finished;
+  return 0;
+}
+
+/** `--port`: a whole number from 0 to 65535. */
+function portOf(given: string | undefined): number {
+  if (given === undefined) return DEFAULT_INSPECTOR_PORT;
+  const port = Number(given);
+  if (!/^\d+$/.test(given) || port > 65535) {
+    throw new SpillwayError(
+      "usage",
+      `--port "${given}" is not a port: give a whole number from 0 to 65535 (0 picks a free one)`,
+    );
+  }
+  return port;
 }

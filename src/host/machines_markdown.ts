@@ -22,11 +22,19 @@ export const SPILLWAY_MACHINES: Readonly<Record<string, AnyStateMachine>> = {
   commit: commitMachine,
 };
 
-/** The Mermaid `stateDiagram-v2` of one of {@linkcode SPILLWAY_MACHINES}, invoked machines inside. */
-export function machineMermaid(name: string): string {
+/**
+ * The Mermaid `stateDiagram-v2` of one of {@linkcode SPILLWAY_MACHINES},
+ * invoked machines drawn inside the states that run them.
+ *
+ * @param direction `TB` (the default) or `LR`, which way the top level flows
+ */
+export function machineMermaid(name: string, direction?: "TB" | "LR"): string {
   const machine = SPILLWAY_MACHINES[name];
   if (machine === undefined) throw new RangeError(`no machine named "${name}"`);
-  return machineToMermaid(machine, { nested: true });
+  return machineToMermaid(machine, {
+    nested: true,
+    ...(direction === undefined ? {} : { direction }),
+  });
 }
 
 // Wrapped as `deno fmt` wraps Markdown prose (100 columns): docs/machines.md is this text.

@@ -1,0 +1,212 @@
+/**
+ * The inspector page in a real browser: headless Chromium (Debian's
+ * `chromium`, which `.ci/run` installs) driven by `playwright-core`, on a
+ * run recorded afresh (two cut responses, one call asked about, one unknown
+ * tool). Without Chromium this test fails, naming what to install: a page
+ * nobody looked at is not tested.
+ *
+ * `SPILLWAY_SCREENSHOT=docs/inspector.png deno test -A tests/inspector_page_test.ts`
+ * also saves the picture the docs show.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { InspectionReplay } from "../src/host/inspection_replay.ts";
+import { serveInspector } from "../src/host/inspector_server.ts";
+import { recordRun } from "./_recorded_run.ts";
+
+const CHROMIUM = Deno.env.get("SPILLWAY_CHROMIUM") ?? "/usr/bin/chromium";
+
+async function launch(): Promise<Browser> {
+  try {
+    await Deno.stat(CHROMIUM);
+  } catch {
+    throw new Error(
+      `headless Chromium is needed at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs ` +
+        "it), or set SPILLWAY_CHROMIUM to another Chromium",
+    );
+  }
+  // playwright-core probes /proc/sys/fs/binfmt_misc at load (is this WSL?), a path Deno lets
+  // only --allow-all read, and throws where Node would answer false. The probe is skipped when
+  // __IS_WSL_TEST__ is set; its answer only serves opening files in desktop apps, never done here.
+  Deno.env.set("__IS_WSL_TEST__", "1");
+  const { chromium } = await import("playwright-core");
+  return await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
+
+/** The step of the replay whose `said` starts with `prefix`. */
+function stepWhere(replay: InspectionReplay, prefix: string): number {
+  for (let step = 1; step <= replay.steps; step++) {
+    if (replay.viewAt(step).said.startsWith(prefix)) return step;
+  }
+  throw new Error(`no step says "${prefix}…"`);
+}
+
+async function goToStep(page: Page, step: number): Promise<void> {
+  // The page's own slider, moved as a person would drag it (no DOM types here: plain shapes).
+  await page.$eval("#slider", (slider, value) => {
+    (slider as unknown as { value: string }).value = String(value);
+    slider.dispatchEvent(new Event("input"));
+  }, step);
+  await page.waitForSelector(`body[data-step="${step}"]`);
+}
+
+/** The Mermaid state ids lit in a diagram: `[current, ...lit]`. */
+function litIn(page: Page, diagram: string, svgId: string): Promise<string[]> {
+  return page.$eval(diagram, (element, svgId) => {
+    const idOf = (node: { id: string; getAttribute(name: string): string | null }) =>
+      node.getAttribute("data-id") ?? node.id.replace(`${svgId}-state-`, "").replace(/-\d+$/, "");
+    return [
+      ...[...element.querySelectorAll(".current")].map(idOf),
+      ...[...element.querySelectorAll(".lit")].map(idOf).sort(),
+    ];
+  }, svgId);
+}
+
+function texts(page: Page, selector: string): Promise<string[]> {
+  return page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent?.trim() ?? ""));
+}
+
+Deno.test("the inspector page, in headless Chromium", async (t) => {
+  const browser = await launch();
+  try {
+    await t.step("replays a recorded run with two cut responses", () => replays(browser));
+    await t.step("follows a run while its file grows", () => follows(browser));
+  } finally {
+    await browser.close();
+  }
+});
+
+async function replays(browser: Browser): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const file = join(dir, "inspect.jsonl");
+  const run = await recordRun(file);
+  const replay = new InspectionReplay();
+  for (const line of (await Deno.readTextFile(file)).split("\n")) replay.addLine(line);
+  const server = serveInspector({ file, port: 0 });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  try {
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    // Offline: anything the page asks of another host is a defect.
+    await page.route((url) => url.host !== new URL(server.url).host, (route) => {
+      problems.push(`asked the network for ${route.request().url()}`);
+      return route.abort();
+    });
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-ready=true]");
+
+    // The last step: the turn finished, every call released, both cuts shown.
+    assert.equal(await page.textContent("#status"), "turn finished");
+    assert.equal(await page.textContent("#step"), `${replay.steps} / ${replay.steps}`);
+    const rows = await page.$$eval(
+      "#calls tbody tr",
+      (trs) =>
+        trs.map((tr) =>
+          Array.from(
+            tr.querySelectorAll("td"),
+            (td) => (td as { textContent: string | null }).textContent?.trim().replace(/\s+/g, " "),
+          )
+        ),
+    );
+    assert.deepEqual(rows, [
+      ["1", "call_1", "fs_list_files", "released", "26 B", "26 B", "26 B"],
+      [
+        "2",
+        "call_2",
+        "noisy_test_run",
+        "released",
+        "2.0 MB",
+        "256.0 KB cut by size_threshold",
+        "256.0 KB",
+      ],
+      ["3", "call_3", "big_report", "released", "5.0 MB", "5.0 MB", "1.7 MB cut by batch ceiling"],
+      ["4", "call_4", "deploy_preview", "released", "39 B", "39 B", "39 B"],
+      rows[4] as string[],
+    ]);
+    assert.deepEqual(rows[4]?.slice(0, 4), ["5", "call_5", "wiki_search", "released"]);
+    assert.deepEqual(await texts(page, "#notices li"), run.notices);
+    assert.equal(await page.textContent("#budget-said"), "2.0 MB of the 2.0 MB ceiling spent");
+    assert.equal(await page.locator("#budget-bar .part").count(), 5);
+    assert.deepEqual(await litIn(page, "#turn-diagram", "diagram-turn"), ["finished"]);
+
+    // Mid-commit: the commit's state lit inside the phase, inside the turn.
+    await goToStep(page, stepWhere(replay, "commit → releasing"));
+    assert.equal(await page.textContent("#status"), "turn running");
+    assert.deepEqual(await litIn(page, "#turn-diagram", "diagram-turn"), [
+      "toolPhase_committing_releasing",
+      "toolPhase",
+      "toolPhase_committing",
+    ]);
+    assert.deepEqual(await texts(page, "#calls tbody td:nth-child(4)"), [
+      "barrierAcknowledge",
+      "barrierAcknowledge",
+      "barrierAcknowledge",
+      "barrierAcknowledge",
+      "barrierAcknowledge",
+    ]);
+
+    // The asked-about call, picked, while its result is being asked about.
+    await goToStep(page, stepWhere(replay, "call_4 (asked about) → resultPrompt.prompting"));
+    await page.click('#calls tr[data-call="call_4"]');
+    assert.equal(
+      await page.textContent("#call-said"),
+      "call_4 · deploy_preview · resultPrompt.prompting",
+    );
+    assert.deepEqual(await litIn(page, "#call-diagram", "diagram-toolCall"), [
+      "resultPrompt_prompting",
+      "resultPrompt",
+    ]);
+
+    // The picture in the docs: the commit spent the budget, both notices out.
+    await goToStep(page, stepWhere(replay, "commit: 5 responses recorded"));
+    await page.click('#calls tr[data-call="call_3"]');
+    const screenshot = Deno.env.get("SPILLWAY_SCREENSHOT");
+    if (screenshot !== undefined) await page.screenshot({ path: screenshot });
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function follows(browser: Browser): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const recorded = join(dir, "recorded.jsonl");
+  await recordRun(recorded);
+  const lines = (await Deno.readTextFile(recorded)).split("\n");
+  const half = lines.findIndex((line) => line.includes('"state":"toolPhase"'));
+  const file = join(dir, "live.jsonl");
+  await Deno.writeTextFile(file, lines.slice(0, half + 1).join("\n") + "\n");
+  const server = serveInspector({ file, port: 0 });
+  const page = await browser.newPage();
+  try {
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-ready=true]");
+    assert.equal(await page.textContent("#status"), "turn running");
+    assert.match((await page.textContent("#source")) ?? "", /live\.jsonl · following$/);
+    await Deno.writeTextFile(file, lines.slice(half + 1).join("\n"), { append: true });
+    // The page asks again every second: wait for what it shows, not for time.
+    await page.waitForSelector('#status:text-is("turn finished")');
+    assert.deepEqual(await litIn(page, "#turn-diagram", "diagram-turn"), ["finished"]);
+  } finally {
+    await page.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
