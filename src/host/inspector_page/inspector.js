@@ -13,6 +13,8 @@ const page = {
   /** The step shown; `undefined` follows the last one. */
   step: undefined,
   view: undefined,
+  /** The text of the view shown, to skip drawing the same view again. */
+  shown: undefined,
   /** The batch and call picked by a click; `undefined`: the latest batch, its first cut call. */
   batch: undefined,
   call: undefined,
@@ -68,7 +70,13 @@ async function draw(name, source, element, natural = false) {
 
 async function refresh() {
   const query = page.step === undefined ? "" : `?step=${page.step}`;
-  show(await json(`view.json${query}`));
+  const response = await fetch(`view.json${query}`, { cache: "no-store" });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`view.json: ${response.status} ${text}`);
+  // Following a file that did not grow: nothing to draw again (a big batch is a big table).
+  if (text === page.shown) return;
+  page.shown = text;
+  show(JSON.parse(text));
 }
 
 function wireControls() {
