@@ -14,6 +14,7 @@ import { InspectionLog } from "../src/host/inspection_log.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
 import type { TurnOutput } from "../src/machines/turn_machine.ts";
 import { SizeThreshold } from "../src/size/size_threshold.ts";
+import type { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
 import { answer, callsMessage, policies, turnHarness } from "./machines_fixtures.ts";
@@ -36,8 +37,12 @@ export interface RecordedRun {
   readonly notices: readonly string[];
 }
 
-/** Runs the turn and writes its inspection records to `path`. */
-export async function recordRun(path: string): Promise<RecordedRun> {
+/**
+ * Runs the turn and writes its inspection records to `path`.
+ *
+ * @param store where the conversation goes (one with faults, to record a failed commit); default: a new in-memory store
+ */
+export async function recordRun(path: string, store?: MemoryStreamStore): Promise<RecordedRun> {
   const executor = new MockExecutor({
     fs_list_files: "README.md\ndemo/\nexamples/\n",
     noisy_test_run: "test ... ok\n".repeat(2 * MB / 8).slice(0, 2 * MB),
@@ -58,6 +63,7 @@ export async function recordRun(path: string): Promise<RecordedRun> {
     }),
     prompter: scriptedPrompter({ ask: () => Promise.resolve({ kind: "deliver" }) }),
     tools: ["fs_list_files", "noisy_test_run", "big_report", "deploy_preview"],
+    ...(store === undefined ? {} : { store }),
   });
   const log = await InspectionLog.create(path);
   try {

@@ -9,13 +9,14 @@ import { InspectionReplay } from "../src/host/inspection_replay.ts";
 import type { InspectorView } from "../src/host/inspector_view.ts";
 import { machineMermaid } from "../src/host/machines_markdown.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../src/review/max_tool_response_batch_bytes.ts";
+import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import { RECORDED_CALLS, recordRun } from "./_recorded_run.ts";
 
-async function replayOfRecordedRun() {
+async function replayOfRecordedRun(store?: MemoryStreamStore) {
   const dir = await Deno.makeTempDir();
   try {
     const path = join(dir, "inspect.jsonl");
-    const run = await recordRun(path);
+    const run = await recordRun(path, store);
     const replay = new InspectionReplay();
     for (const line of (await Deno.readTextFile(path)).split("\n")) replay.addLine(line);
     return { run, replay };
@@ -129,6 +130,28 @@ Deno.test("before the commit, the budget shows what the capped responses ask of 
   assert.equal(budget?.spent, undefined);
   assert.equal(budget?.asked?.text, "5.2 MB");
   assert.deepEqual(capped?.batches[0]?.notices, []);
+});
+
+Deno.test("a commit whose flush failed: nothing recorded, no notice, the turn failed", async () => {
+  let flushes = 0;
+  // The first flush is the model's answer; the second is the batch's.
+  const store = new MemoryStreamStore({ failFlush: () => ++flushes === 2 });
+  const { run, replay } = await replayOfRecordedRun(store);
+  assert.equal(run.output.status, "failed");
+  const last = replay.viewAt();
+  assert.deepEqual(last.turn, { state: "failed", status: "done" });
+  const [batch] = last.batches;
+  assert.equal(batch?.budget.commit, "failed");
+  assert.equal(batch?.budget.spent?.bytes, 0);
+  assert.deepEqual(batch?.notices, []);
+  assert.ok(batch?.calls.every((call) => call.recorded === undefined));
+  const said = views(replay).map((view) => view.said);
+  assert.ok(
+    said.some((line) =>
+      line.startsWith("commit failed: the results of this batch were not recorded")
+    ),
+    said.join("\n"),
+  );
 });
 
 Deno.test("a replay counts lines that are not records, and clamps the step it is asked for", () => {
