@@ -13,6 +13,7 @@ import { resolve } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { DEFAULT_INSPECTOR_PORT, serveInspector } from "../host/inspector_server.ts";
 import { machineMermaid, machinesMarkdown, SPILLWAY_MACHINES } from "../host/machines_markdown.ts";
+import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { StopSignals } from "../host/stop_signals.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -75,7 +76,7 @@ function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     if (!names.includes(wanted)) {
       throw new SpillwayError(
         "usage",
-        `unknown machine "${wanted}" (expected one of: ${names.join(", ")})`,
+        `unknown machine "${shown(wanted)}" (expected one of: ${names.join(", ")})`,
       );
     }
   }
@@ -115,7 +116,7 @@ async function serve(flags: ParsedFlags, io: CommandIo): Promise<number> {
     throw new SpillwayError(
       "usage",
       `--serve replays one inspection file, got ${flags.positionals.length}: ` +
-        flags.positionals.map((name) => `"${name}"`).join(", "),
+        flags.positionals.map((name) => `"${shown(name)}"`).join(", "),
     );
   }
   const port = portOf(flags.string("port"));
@@ -141,11 +142,16 @@ async function serve(flags: ParsedFlags, io: CommandIo): Promise<number> {
     `spillway inspector: ${server.url}\n` +
       (file === undefined
         ? "No inspection file: the page draws the machines only.\n"
-        : `Replaying ${flags.positionals[0]}, and following it while it grows.\n`) +
+        : `Replaying ${shown(flags.positionals[0] ?? "")}, and following it while it grows.\n`) +
       "Ctrl-C stops it.\n",
   );
   await server.finished;
   return 0;
+}
+
+/** A value from the command line, as it may be printed on one line. */
+function shown(value: string): string {
+  return sanitizeForTerminal(value, { singleLine: true });
 }
 
 /** `--port`: a whole number from 0 to 65535. */
@@ -155,7 +161,9 @@ function portOf(given: string | undefined): number {
   if (!/^\d+$/.test(given) || port > 65535) {
     throw new SpillwayError(
       "usage",
-      `--port "${given}" is not a port: give a whole number from 0 to 65535 (0 picks a free one)`,
+      `--port "${
+        shown(given)
+      }" is not a port: give a whole number from 0 to 65535 (0 picks a free one)`,
     );
   }
   return port;

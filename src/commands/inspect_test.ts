@@ -69,3 +69,39 @@ Deno.test("inspect refuses an unknown machine, an unknown format, and --json aga
     );
   }
 });
+
+Deno.test("inspect --serve refuses a bad port, a taken port, two files and printing flags", async () => {
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (taken.addr as Deno.NetAddr).port;
+  const cases: [string[], string][] = [
+    [
+      ["--port", "http"],
+      '--port "http" is not a port: give a whole number from 0 to 65535 (0 picks a free one)',
+    ],
+    [
+      ["--port", "65536"],
+      '--port "65536" is not a port: give a whole number from 0 to 65535 (0 picks a free one)',
+    ],
+    [
+      ["--port", String(port)],
+      `port ${port} on 127.0.0.1 is taken: pick another with --port N (0 picks a free one)`,
+    ],
+    [
+      ["a.jsonl", "b\x1b[2J.jsonl"],
+      '--serve replays one inspection file, got 2: "a.jsonl", "b␛[2J.jsonl"',
+    ],
+    [["--format", "json"], "--format prints diagrams; --serve serves the page instead"],
+    [["--json"], "--json prints diagrams; --serve serves the page instead"],
+  ];
+  for (const [args, message] of cases) {
+    const io = captureCommandIo();
+    assert.equal(await main(["inspect", "--serve", ...args], io), 2, args.join(" "));
+    assert.equal(
+      io.err(),
+      `spillway inspect: ${message}\nRun \`spillway inspect --help\` for usage.\n`,
+    );
+  }
+  const io = captureCommandIo();
+  assert.equal(await main(["inspect", "--port", "7000"], io), 2);
+  assert.match(io.err(), /^spillway inspect: --port goes with --serve\n/);
+});
