@@ -19,6 +19,8 @@ import type { CommitOutput } from "../machines/commit_machine.ts";
 import type { AssistantMessage } from "../provider/provider.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
 import { formatNotice, type NoticeFact } from "../review/notice.ts";
+import type { Review } from "../review/review.ts";
+import { responseBytes } from "../review/tool_call_response.ts";
 import { utf8Length } from "../size/cap_text.ts";
 
 /** A call the model asked for. */
@@ -129,8 +131,8 @@ export function inspectionFacts(event: InspectionEvent): InspectionFacts | undef
             id: call.id,
             tool: call.name,
             route,
-            rawBytes: utf8Length(review.uncut ?? review.response.content),
-            bytes: utf8Length(review.response.content),
+            rawBytes: rawBytes(review),
+            bytes: responseBytes(review.response),
           }]
         ),
         notices: capped.notices.map(noticeRecord),
@@ -165,9 +167,20 @@ function slotFact({ index, review }: IndexedReview): SlotFact {
     index,
     id: review.response.id,
     tool: review.tool,
-    bytes: utf8Length(review.uncut ?? review.response.content),
+    bytes: rawBytes(review),
     isError: review.response.isError,
   };
+}
+
+/**
+ * UTF-8 bytes of a review's text before any cut: its uncut text once cut,
+ * else its response's (an output too large to hold counts whole, not the
+ * head held in memory).
+ */
+function rawBytes(review: Review): number {
+  const { uncut } = review;
+  if (uncut === undefined) return responseBytes(review.response);
+  return typeof uncut === "string" ? utf8Length(uncut) : uncut.bytes;
 }
 
 function noticeRecord(fact: NoticeFact): NoticeRecord {

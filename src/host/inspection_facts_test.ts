@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import type { InspectionEvent } from "xstate";
+import { inspectionFacts } from "./inspection_facts.ts";
+
+function event(carried: Record<string, unknown>): InspectionEvent {
+  return { type: "@xstate.event", event: carried } as unknown as InspectionEvent;
+}
+
+const WINDOW = {
+  tail: "…end\n",
+  bytes: 5_000_000,
+  lines: 90_000,
+  path: "/spool/c1",
+  temporary: true,
+};
+
+Deno.test("inspectionFacts() counts an output too large to hold by its whole size, not its head", () => {
+  const held = {
+    status: "accepted",
+    tool: "noisy",
+    response: { id: "c1", content: "head…", isError: false, window: WINDOW },
+  };
+  assert.deepEqual(
+    inspectionFacts(event({
+      type: "xstate.done.actor.runUnattendedCalls",
+      output: [{ index: 0, review: held }],
+    })),
+    {
+      kind: "slots",
+      slots: [{ index: 0, id: "c1", tool: "noisy", bytes: 5_000_000, isError: false }],
+    },
+  );
+  const cut = {
+    status: "replaced",
+    tool: "noisy",
+    response: { id: "c1", content: "x".repeat(1000), isError: false },
+    uncut: { head: "head…", tail: "…end\n", bytes: 5_000_000 },
+  };
+  const route = "unattended";
+  const facts = inspectionFacts(event({
+    type: "xstate.done.actor.capSlots",
+    output: {
+      records: [{ index: 0, call: { id: "c1", name: "noisy" }, route, review: cut }],
+      notices: [],
+    },
+  }));
+  assert.deepEqual(facts, {
+    kind: "capped",
+    calls: [{ index: 0, id: "c1", tool: "noisy", route, rawBytes: 5_000_000, bytes: 1000 }],
+    notices: [],
+  });
+});
+
+Deno.test("inspectionFacts() carries nothing for the events that carry no sizes", () => {
+  assert.equal(inspectionFacts(event({ type: "slot.reviewed" })), undefined);
+  const snapshot = { type: "@xstate.snapshot", event: { type: "xstate.done.actor.commit" } };
+  assert.equal(inspectionFacts(snapshot as unknown as InspectionEvent), undefined);
+});
