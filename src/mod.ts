@@ -22,11 +22,19 @@ export type { TextWindow } from "./size/text_window.ts";
 export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
 export { formatNotice, type NoticeCause, type NoticeFact } from "./review/notice.ts";
 export type { ToolCall } from "./review/tool_call.ts";
+export type { ResponseWindow, ToolCallResponse } from "./review/tool_call_response.ts";
 export type {
-  NonTextContent,
-  ResponseWindow,
-  ToolCallResponse,
-} from "./review/tool_call_response.ts";
+  ContentBlock,
+  EmbeddedResourceBlock,
+  MediaBlock,
+  NonTextBlock,
+  NonTextKind,
+  ResourceLinkBlock,
+  StructuredContentInfo,
+  TextBlock,
+} from "./review/content_block.ts";
+export { placeholderLine } from "./review/placeholder_line.ts";
+export type { DroppedContent } from "./review/dropped_content.ts";
 export type { SpilledOutput } from "./review/full_output_reference.ts";
 
 export { parseConfig } from "./config/parse_config.ts";
@@ -115,6 +123,8 @@ export type {
   ChatRequestEvent,
   ChatResponseEvent,
   CompactionEvent,
+  RecordedBlock,
+  RecordedPayload,
   StreamEvent,
   ToolCallRequestEvent,
   ToolCallResponseEvent,

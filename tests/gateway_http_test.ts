@@ -7,6 +7,8 @@
  */
 
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
 import { serveHttp } from "../src/gateway/serve_http.ts";
 import { type HttpGateway, postInitialize, startHttpGateway, textOf } from "./gateway_fixtures.ts";
 
@@ -40,12 +42,25 @@ Deno.test("an uncut result keeps its images and resources through the gateway", 
   );
   const audio = await client.callTool({ name: "test_audio_content", arguments: {} });
   assert.equal((audio.content as { type: string }[])[0]?.type, "audio");
+  // Recorded as delivered, block by block: payloads by their size and digest.
   const events = await gw.events();
   const responses = events.filter((e) => e.type === "tool_call_response");
   assert.deepEqual(responses.map((e) => e.type === "tool_call_response" && e.content), [
-    "Multiple content types test:",
-    "",
+    "Multiple content types test:\n[image: image/png, 69 B]\n" +
+    "[resource: test://mixed-content-resource, application/json, 27 B]",
+    "[audio: audio/wav, 44 B]",
   ]);
+  const [mixed, sound] = responses.map((e) => e.type === "tool_call_response" && e.blocks);
+  const [, image] = result.content as { data: string }[];
+  assert.deepEqual(mixed && mixed[1], {
+    type: "image",
+    mime_type: "image/png",
+    bytes: 69,
+    digest: `sha256:${
+      createHash("sha256").update(Buffer.from(image?.data ?? "", "base64")).digest("hex")
+    }`,
+  });
+  assert.equal(sound && sound[0]?.type, "audio");
 });
 
 Deno.test("tools are listed with annotations and the result-size hint", async () => {

@@ -166,13 +166,21 @@ Deno.test("toolCall asks under result = ask and gives the prompter the raw respo
 
 Deno.test("toolCall replaces the result with the person's edit and drops non-text content", async () => {
   const executor = new MockExecutor({
-    probe: { content: "original", nonText: { blocks: [{ type: "image", data: "AA==" }] } },
+    probe: {
+      mcp: {
+        content: [{ type: "text", text: "original" }, {
+          type: "image",
+          data: "AA==",
+          mimeType: "image/png",
+        }],
+      },
+    },
   });
   const prompter = scriptedPrompter({
     edit: () => Promise.resolve({ kind: "edit", content: "edited" }),
   });
   const run = await runToolCall({ executor, policy: { result: "edit" }, prompter });
-  assert.deepEqual(prompter.seen, ["edit call_1 8"]);
+  assert.deepEqual(prompter.seen, ["edit call_1 32"]);
   assert.equal(run.review.status, "replaced");
   assert.deepEqual(run.review.response, { id: "call_1", content: "edited", isError: false });
   assert.deepEqual(run.output.delivery, {

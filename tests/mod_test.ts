@@ -29,6 +29,7 @@ Deno.test("mod.ts exports exactly the public values", () => {
     "loadConfig",
     "parseConfig",
     "parseScript",
+    "placeholderLine",
     "providerFromConfig",
   ]);
   assert.equal(mod.MAX_TOOL_RESPONSE_BATCH_BYTES, 2 * 1024 * 1024);

@@ -5,6 +5,8 @@
  */
 
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
 import type { BarrierKind } from "../src/service/executor.ts";
 import {
   ExecutionService,
@@ -138,7 +140,7 @@ Deno.test("under the Review barrier the replacement is delivered", async () => {
   });
 });
 
-Deno.test("deliver keeps image blocks and structuredContent; the Host sees them as nonText", async () => {
+Deno.test("deliver keeps image blocks and structuredContent; the Host sees them typed, with a placeholder line", async () => {
   await using f = await fixture();
   const nextParked = f.nextParked();
   const result = call(f.client, "picture");
@@ -147,9 +149,23 @@ Deno.test("deliver keeps image blocks and structuredContent; the Host sees them 
     kind: "executed",
     response: {
       id: "ext_1",
-      content: "a chart\nlegend",
+      content: "a chart\n[image: image/png, 8 B]\nlegend",
       isError: false,
-      nonText: { blocks: [IMAGE], structuredContent: { points: 3 } },
+      blocks: [
+        { type: "text", text: "a chart" },
+        {
+          type: "image",
+          mimeType: "image/png",
+          bytes: 8,
+          digest: "sha256:" +
+            createHash("sha256").update(Buffer.from(IMAGE.data, "base64")).digest("hex"),
+        },
+        { type: "text", text: "legend" },
+      ],
+      structuredContent: {
+        bytes: 12,
+        digest: "sha256:" + createHash("sha256").update('{"points":3}').digest("hex"),
+      },
     },
   });
   f.service.acknowledge(parked.callId, { kind: "deliver" });

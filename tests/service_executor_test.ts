@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import type { ToolCallResponse } from "../src/review/tool_call_response.ts";
 import { CALL_ID_META_KEY, ExecutionService } from "../src/service/execution_service.ts";
 import type { BarrierKind } from "../src/service/executor.ts";
@@ -88,6 +89,13 @@ async function fixture(
     big: () => Promise.resolve(text("y".repeat(300_000))),
     lose: () => Promise.reject(new ToolLostError("fake: process exited with signal SIGKILL")),
     hang: (_args, signal) => untilAborted(signal),
+    picture: () =>
+      Promise.resolve({
+        content: [
+          { type: "text", text: "the logo:" },
+          { type: "image", data: LOGO, mimeType: "image/png" },
+        ],
+      }),
   });
   const service = new ExecutionService({
     sources: [source],
@@ -116,6 +124,10 @@ async function fixture(
 }
 
 const live = () => new AbortController().signal;
+
+/** Two 6-byte "images" of the same type and size: only their digests tell them apart. */
+const LOGO = btoa("LOGO-1");
+const OTHER = btoa("LOGO-2");
 
 function response(id: string, content: string, isError = false): ToolCallResponse {
   return { id, content, isError };
@@ -175,6 +187,63 @@ Deno.test("McpExecutor: a deliberately altered delivery is reported as a mismatc
     (await first.release({ kind: "deliver" }, response("call_1", "a"))).kind,
     "delivered",
   );
+});
+
+Deno.test("McpExecutor: an image result released with deliver arrives whole and matches its record block by block", async () => {
+  await using f = await fixture();
+  const handle = f.executor.start({ id: "call_1", name: "picture", arguments: {} }, {
+    signal: live(),
+  });
+  const outcome = await handle.outcome;
+  assert.ok(outcome.kind === "executed");
+  assert.equal(outcome.response.content, "the logo:\n[image: image/png, 6 B]");
+  const delivery = await handle.release({ kind: "deliver" }, outcome.response);
+  assert.deepEqual(delivery, { kind: "delivered", response: outcome.response });
+});
+
+Deno.test("McpExecutor: a delivered image that differs from the recorded one only in its bytes is a mismatch", async () => {
+  await using f = await fixture({
+    tamper: (_id, result) => ({
+      ...result,
+      content: result.content.map((block) =>
+        block.type === "image" ? { ...block, data: OTHER } : block
+      ),
+    }),
+  });
+  const handle = f.executor.start({ id: "call_1", name: "picture", arguments: {} }, {
+    signal: live(),
+  });
+  const outcome = await handle.outcome;
+  assert.ok(outcome.kind === "executed");
+  const delivery = await handle.release({ kind: "deliver" }, outcome.response);
+  const digest = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+  assert.deepEqual(delivery, {
+    kind: "mismatch",
+    expected: `block 2: image image/png 6 bytes ${digest("LOGO-1")}`,
+    received: `block 2: image image/png 6 bytes ${digest("LOGO-2")}`,
+  });
+});
+
+Deno.test("McpExecutor: an image delivered as its placeholder text (same content text) is a mismatch", async () => {
+  await using f = await fixture({
+    tamper: (_id, result) => ({
+      ...result,
+      content: result.content.map((block) =>
+        block.type === "image" ? { type: "text" as const, text: "[image: image/png, 6 B]" } : block
+      ),
+    }),
+  });
+  const handle = f.executor.start({ id: "call_1", name: "picture", arguments: {} }, {
+    signal: live(),
+  });
+  const outcome = await handle.outcome;
+  assert.ok(outcome.kind === "executed");
+  const delivery = await handle.release({ kind: "deliver" }, outcome.response);
+  assert.deepEqual(delivery, {
+    kind: "mismatch",
+    expected: "blocks: text, image",
+    received: "text only",
+  });
 });
 
 Deno.test("McpExecutor: a delivery whose isError differs from the record is a mismatch", async () => {

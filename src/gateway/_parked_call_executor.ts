@@ -23,6 +23,7 @@ import type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
+import { deliveryDifference } from "../service/delivery_difference.ts";
 import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import { deliveryFor } from "../service/source_call.ts";
@@ -32,11 +33,6 @@ interface Release {
   readonly ack: Acknowledgement;
   readonly recorded: ToolCallResponse | undefined;
   readonly delivery: PromiseWithResolvers<DeliveryOutcome>;
-}
-
-/** The text of `result` as spillway records results (text blocks joined by newlines). */
-function responseOf(callId: string, result: CallToolResult): ToolCallResponse {
-  return toToolCallResponse(callId, result);
 }
 
 /** Runs nothing: it hands parked calls to a phase and releases them to their clients. */
@@ -122,7 +118,7 @@ export class ParkedCallExecutor implements Executor {
 
   /**
    * What the client of call `callId` gets, given the result the service
-   * handed over: that result when its text is exactly what was recorded (or
+   * handed over: that result when it is what was recorded, block by block (or
    * when the Host failed the call), else an error saying so, never a result
    * the stream does not hold. Settles the release's delivery outcome.
    */
@@ -130,21 +126,17 @@ export class ParkedCallExecutor implements Executor {
     const release = this.#releases.get(callId);
     if (release === undefined) return result;
     this.#releases.delete(callId);
-    const received = responseOf(callId, result);
     if (release.ack.kind === "fail") {
       release.delivery.resolve({ kind: "failed", message: release.ack.message });
       return result;
     }
+    const received = toToolCallResponse(callId, result);
     const expected = release.recorded;
-    if (
-      expected === undefined || expected.content !== received.content ||
-      expected.isError !== received.isError
-    ) {
-      release.delivery.resolve({
-        kind: "mismatch",
-        expected: expected?.content ?? "(nothing recorded)",
-        received: received.content,
-      });
+    const differs = expected === undefined
+      ? { expected: "(nothing recorded)", received: received.content }
+      : deliveryDifference(expected, received);
+    if (differs !== undefined) {
+      release.delivery.resolve({ kind: "mismatch", ...differs });
       return {
         content: [{
           type: "text",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { captureCommandIo } from "../commands/command_io.ts";
+import { toToolCallResponse } from "../service/to_tool_call_response.ts";
 import { TerminalReporter } from "./terminal_reporter.ts";
 
 const call = { id: "call_2", name: "noisy_test_run", arguments: { megabytes: 2 } };
@@ -35,6 +36,27 @@ Deno.test("TerminalReporter shows the first lines and links the full result", as
   assert.equal(
     await Deno.readTextFile(join(dir, "results", "call_2.txt")),
     "one\ntwo\nthree\nfour\n",
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter shows a result without text as its placeholder lines, not as empty", async () => {
+  const { r, io, dir } = await reporter(10);
+  const shot = { id: "call_3", name: "screenshot", arguments: {} };
+  r.toolCallResult(
+    shot,
+    toToolCallResponse("call_3", {
+      content: [
+        { type: "image", data: btoa("x".repeat(3000)), mimeType: "image/png" },
+        { type: "resource_link", uri: "file:///tmp/shot.png", name: "shot.png" },
+      ],
+    }),
+  );
+  assert.equal(
+    io.out(),
+    "◂ screenshot (call_3) result: 2 lines, 74 B\n" +
+      "  │ [image: image/png, 2.9 KB]\n" +
+      "  │ [resource_link: shot.png, file:///tmp/shot.png]\n",
   );
   await Deno.remove(dir, { recursive: true });
 });

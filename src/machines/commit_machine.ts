@@ -24,8 +24,8 @@ import { spendBatchBudget } from "../review/spend_batch_budget.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import type { Acknowledgement } from "../service/executor.ts";
 import { reasonText } from "../service/reason_text.ts";
-import type { ToolCallResponseEvent } from "../stream/events.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
+import { toolCallResponseEvent } from "../stream/tool_call_response_event.ts";
 import type { CallRecord, IndexedDelivery } from "./call_record.ts";
 import { reportNotice } from "./report_notice.ts";
 import { notRecordedMessage } from "./synthesized_reviews.ts";
@@ -87,18 +87,15 @@ function acknowledgementOf(review: Review): Acknowledgement {
   return { kind: "replace", content: review.response.content, isError: review.response.isError };
 }
 
-/** The response as the stream holds it (non-text content is not recorded). */
+/** The response as the stream holds it: text, typed blocks and structured content, no spill. */
 function recordedResponse(review: Review): ToolCallResponse {
-  const { id, content, isError } = review.response;
-  return { id, content, isError };
-}
-
-function responseEvent(response: ToolCallResponse): ToolCallResponseEvent {
+  const { id, content, isError, blocks, structuredContent } = review.response;
   return {
-    type: "tool_call_response",
-    id: response.id,
-    content: response.content,
-    is_error: response.isError,
+    id,
+    content,
+    isError,
+    ...(blocks === undefined ? {} : { blocks }),
+    ...(structuredContent === undefined ? {} : { structuredContent }),
   };
 }
 
@@ -123,7 +120,7 @@ const commitSetup = setup({
     recordResponses: fromPromise<
       void,
       { stream: ConversationStream; responses: readonly ToolCallResponse[] }
-    >(({ input }) => input.stream.append(input.responses.map(responseEvent))),
+    >(({ input }) => input.stream.append(input.responses.map(toolCallResponseEvent))),
     flushStream: fromPromise<void, { stream: ConversationStream }>(({ input }) =>
       input.stream.flush()
     ),

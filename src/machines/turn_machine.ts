@@ -143,11 +143,12 @@ function mismatchErrors(deliveries: readonly IndexedDelivery[]): SpillwayError[]
 }
 
 function toolMessages(recorded: readonly ToolCallResponse[]): ConversationMessage[] {
-  return recorded.map(({ id, content, isError }) => ({
+  return recorded.map(({ id, content, isError, blocks }) => ({
     role: "tool" as const,
     id,
     content,
     isError,
+    ...(blocks === undefined ? {} : { blocks }),
   }));
 }
 

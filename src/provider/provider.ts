@@ -8,7 +8,7 @@
  */
 
 import type { ToolCall } from "../review/tool_call.ts";
-import type { NonTextContent } from "../review/tool_call_response.ts";
+import type { ContentBlock } from "../review/content_block.ts";
 
 /** One message of the provider view of a conversation. */
 export type ConversationMessage = UserMessage | AssistantTurnMessage | ToolMessage;
@@ -37,16 +37,20 @@ export interface ToolMessage {
   readonly role: "tool";
   /** The call id it answers. */
   readonly id: string;
-  /** The recorded content (capped). */
+  /**
+   * The recorded content (capped): the text a text-only model reads, a
+   * placeholder line standing for each non-text block.
+   */
   readonly content: string;
   /** Whether it reports a failure. */
   readonly isError: boolean;
   /**
-   * Non-text content (images, …) delivered with the text. The stream does
-   * not record it yet, so views rebuilt from a stream carry none; providers
-   * send what their API accepts and a placeholder line for the rest.
+   * The recorded blocks of a result delivered uncut with non-text content,
+   * in order. A provider whose API takes some kind (images) sends those
+   * blocks as themselves when their payload is at hand (`data`), and every
+   * other block as its placeholder line, as in `content`.
    */
-  readonly nonText?: NonTextContent;
+  readonly blocks?: readonly ContentBlock[];
 }
 
 /** A tool as advertised to the model. */

@@ -5,7 +5,7 @@ import { formatNotice } from "./notice.ts";
 import { acceptedReview } from "./review.ts";
 import { spendBatchBudget } from "./spend_batch_budget.ts";
 
-const image = { type: "image", data: "AAAA", mimeType: "image/png" };
+const image = { type: "image" as const, mimeType: "image/png", bytes: 3, digest: "sha256:aa" };
 
 Deno.test("capReview() leaves a fitting review, or any review under unlimited, as is", () => {
   const review = acceptedReview("t", { id: "c1", content: "x".repeat(2000), isError: false });
@@ -14,24 +14,45 @@ Deno.test("capReview() leaves a fitting review, or any review under unlimited, a
   assert.equal(capReview(review, SizeThreshold.UNLIMITED).notice, undefined);
 });
 
-Deno.test("capReview() cuts to the threshold, drops non-text content and reports the notice", () => {
+Deno.test("capReview() cuts to the threshold and reports the notice", () => {
   const content = "line\n".repeat(130_000); // 650,000 bytes
-  const review = acceptedReview("fs_list_files", {
-    id: "c1",
-    content,
-    isError: false,
-    nonText: { blocks: [image] },
-  });
+  const review = acceptedReview("fs_list_files", { id: "c1", content, isError: false });
   const { review: capped, notice } = capReview(review, SizeThreshold.DEFAULT);
   assert.equal(capped.status, "replaced");
   assert.equal(capped.uncut, content);
-  assert.equal(capped.response.nonText, undefined);
   assert.ok(capped.response.content.endsWith("\n... [truncated, 634.7 KB → 256.0 KB]"));
   assert.ok(new TextEncoder().encode(capped.response.content).length <= 262144);
   assert.ok(notice);
   assert.equal(
     formatNotice(notice),
     "fs_list_files: sent 256.0 KB of 634.7 KB to the assistant (size_threshold)",
+  );
+});
+
+Deno.test("capReview() drops the blocks and structured content of a cut result, and its notice says so", () => {
+  const text = "line\n".repeat(1000); // 5,000 bytes
+  const content = `${text}\n[image: image/png, 3 B]`;
+  const review = acceptedReview("plot", {
+    id: "c1",
+    content,
+    isError: false,
+    blocks: [{ type: "text", text }, image],
+    structuredContent: { bytes: 2, digest: "sha256:bb" },
+  });
+  const { review: capped, notice } = capReview(review, SizeThreshold.parse("1KB"));
+  assert.deepEqual(Object.keys(capped.response).sort(), ["content", "id", "isError"]);
+  assert.ok(notice);
+  assert.equal(
+    formatNotice(notice),
+    "plot: sent 1.0 KB of 4.9 KB to the assistant (size_threshold); " +
+      "dropped 1 image and its structured content",
+  );
+  // The batch ceiling recuts from the uncut text and still names what went.
+  const { notices } = spendBatchBudget([capped], 512);
+  assert.equal(
+    formatNotice(notices[0]!),
+    "plot: sent 512 B of 4.9 KB to the assistant (batch ceiling); " +
+      "dropped 1 image and its structured content",
   );
 });
 

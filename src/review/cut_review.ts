@@ -9,6 +9,7 @@
  */
 
 import { capText } from "../size/cap_text.ts";
+import { droppedContentOf } from "./dropped_content.ts";
 import { fullOutputReference } from "./full_output_reference.ts";
 import type { NoticeCause, NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
@@ -16,8 +17,9 @@ import { responseText } from "./tool_call_response.ts";
 
 /**
  * Cuts `review` to `capBytes` from its uncut text, with its truncation
- * strategy. The result is a replaced review whose non-text content is
- * dropped with the rest of the cut.
+ * strategy. The result is a replaced review of the cut text alone: its
+ * non-text content is dropped with the rest of the cut, and its notice says
+ * what was dropped.
  */
 export function cutReview(
   review: Review,
@@ -28,6 +30,7 @@ export function cutReview(
   const { truncation } = review;
   const spilled = review.spilled ?? review.response.spilled;
   const reference = spilled === undefined ? undefined : fullOutputReference(spilled);
+  const dropped = review.dropped ?? droppedContentOf(review.response);
   const cut = capText(uncut, capBytes, { ...truncation, reference });
   const { id, isError } = review.response;
   return {
@@ -38,7 +41,15 @@ export function cutReview(
       uncut,
       ...(truncation === undefined ? {} : { truncation }),
       ...(spilled === undefined ? {} : { spilled }),
+      ...(dropped === undefined ? {} : { dropped }),
     },
-    notice: { tool: review.tool, callId: id, originalBytes: cut.originalBytes, capBytes, cause },
+    notice: {
+      tool: review.tool,
+      callId: id,
+      originalBytes: cut.originalBytes,
+      capBytes,
+      cause,
+      ...(dropped === undefined ? {} : { dropped }),
+    },
   };
 }

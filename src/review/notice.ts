@@ -6,6 +6,7 @@
  */
 
 import { ByteSize } from "../size/byte_size.ts";
+import { describeDropped, type DroppedContent } from "./dropped_content.ts";
 
 /** Which cap fired. */
 export type NoticeCause = "size_threshold" | "batch ceiling" | "client ceiling";
@@ -22,10 +23,14 @@ export interface NoticeFact {
   readonly capBytes: number;
   /** Which cap fired. */
   readonly cause: NoticeCause;
+  /** The non-text content the cut dropped (a cut result is its text alone), if it had any. */
+  readonly dropped?: DroppedContent;
 }
 
 /**
- * Formats a notice line (no trailing newline).
+ * Formats a notice line (no trailing newline):
+ * `{tool}: sent {cap} of {original} to the assistant ({cause})`, followed by
+ * `; dropped {what}` when the cut also dropped non-text content.
  *
  * @example
  * ```ts
@@ -35,10 +40,22 @@ export interface NoticeFact {
  *   formatNotice({ tool: "fs_list_files", callId: "c1", originalBytes: 3250586, capBytes: 262144, cause: "size_threshold" }),
  *   "fs_list_files: sent 256.0 KB of 3.1 MB to the assistant (size_threshold)",
  * );
+ * assert.equal(
+ *   formatNotice({
+ *     tool: "screenshot",
+ *     callId: "c2",
+ *     originalBytes: 2_000_000,
+ *     capBytes: 1_048_576,
+ *     cause: "batch ceiling",
+ *     dropped: { blocks: { image: 1 }, structuredContent: false },
+ *   }),
+ *   "screenshot: sent 1.0 MB of 1.9 MB to the assistant (batch ceiling); dropped 1 image",
+ * );
  * ```
  */
 export function formatNotice(fact: NoticeFact): string {
   const cap = ByteSize.fromBytes(fact.capBytes).human();
   const original = ByteSize.fromBytes(fact.originalBytes).human();
-  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${fact.cause})`;
+  const dropped = fact.dropped === undefined ? "" : `; dropped ${describeDropped(fact.dropped)}`;
+  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${fact.cause})${dropped}`;
 }

@@ -10,6 +10,7 @@
 
 import type { TextWindow } from "../size/text_window.ts";
 import type { Truncation } from "../size/truncation.ts";
+import type { DroppedContent } from "./dropped_content.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";
 import type { ToolCallResponse } from "./tool_call_response.ts";
 
@@ -35,6 +36,11 @@ export interface Review {
    * (responses the Host wrote itself before any tool ran).
    */
   readonly truncation?: Truncation;
+  /**
+   * Present once a cap has cut a response that had non-text content: what
+   * the cut dropped, so that a later cut's notice names it too.
+   */
+  readonly dropped?: DroppedContent;
   /**
    * Present once a cap has cut a spilled response: where its whole output is.
    * Later cuts carry the same reference line after their marker.

@@ -1,25 +1,16 @@
 /**
  * The response to one tool call: what is recorded in the stream and
- * delivered to the caller. Sizes are measured on `content` (UTF-8 bytes).
+ * delivered to the caller. Sizes are measured on `content` (UTF-8 bytes),
+ * which holds a placeholder line for each non-text block, so the caps count
+ * those lines and a result without text is never empty.
  *
  * @module
  */
 
 import { utf8Length } from "../size/cap_text.ts";
 import type { TextWindow } from "../size/text_window.ts";
+import type { ContentBlock, StructuredContentInfo } from "./content_block.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";
-
-/**
- * Non-text MCP content that rides along with an untouched response: image,
- * audio and resource blocks, and `structuredContent`. It is not measured by
- * the caps, and it is dropped as soon as the text is cut or replaced.
- */
-export interface NonTextContent {
-  /** MCP content blocks other than `text`, in their original order. */
-  readonly blocks: readonly Readonly<Record<string, unknown>>[];
-  /** The MCP result's `structuredContent`, when it had one. */
-  readonly structuredContent?: Readonly<Record<string, unknown>>;
-}
 
 /**
  * The rest of a response too large to hold in memory (a local tool's
@@ -51,12 +42,21 @@ export interface ResponseWindow {
 export interface ToolCallResponse {
   /** The id of the call this answers. */
   readonly id: string;
-  /** The text content: what the assistant reads. */
+  /**
+   * The text content: what the assistant reads. For a result with non-text
+   * blocks, its blocks in order, text as it is and every other block as its
+   * placeholder line, joined with newlines.
+   */
   readonly content: string;
   /** Whether the tool (or the runtime on its behalf) reports a failure. */
   readonly isError: boolean;
-  /** Non-text MCP content, kept only while `content` is untouched. */
-  readonly nonText?: NonTextContent;
+  /**
+   * The result's blocks, typed, when one of them is not text; kept only
+   * while `content` is the tool's own (a cut or an edit drops them).
+   */
+  readonly blocks?: readonly ContentBlock[];
+  /** The result's `structuredContent`, identified; kept only while `content` is the tool's own. */
+  readonly structuredContent?: StructuredContentInfo;
   /**
    * The tool's whole output stored in the blob store (`spill = true`), kept
    * only while `content` is the tool's own: a cut of it refers the assistant

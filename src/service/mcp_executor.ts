@@ -11,6 +11,7 @@
 
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { deliveryDifference } from "./delivery_difference.ts";
 import { reasonText } from "./reason_text.ts";
 import { CALL_ID_META_KEY, type ExecutionService } from "./execution_service.ts";
 import type {
@@ -59,20 +60,6 @@ function toExecutionOutcome(parked: ParkedCall): ExecutionOutcome {
   return outcome.kind === "executed"
     ? { kind: "executed", response: outcome.response, barrier: parked.barrier }
     : outcome;
-}
-
-/** What `recorded` vs `received` differ in, or `undefined` when they agree. */
-function difference(
-  expected: ToolCallResponse,
-  received: ToolCallResponse,
-): { expected: string; received: string } | undefined {
-  if (expected.content !== received.content) {
-    return { expected: expected.content, received: received.content };
-  }
-  if (expected.isError !== received.isError) {
-    return { expected: `isError: ${expected.isError}`, received: `isError: ${received.isError}` };
-  }
-  return undefined;
 }
 
 /**
@@ -242,7 +229,7 @@ export class McpExecutor implements Executor {
       return { kind: "failed", message: `call \`${callId}\` got a malformed tools/call result` };
     }
     const received = toToolCallResponse(callId, s.result);
-    const differs = difference(expected, received);
+    const differs = deliveryDifference(expected, received);
     return differs === undefined
       ? { kind: "delivered", response: received }
       : { kind: "mismatch", ...differs };

@@ -1,45 +1,128 @@
 /**
- * Turns an MCP tool result into the response spillway records: the text
- * blocks joined with newlines are the content (what is measured and capped),
- * everything else rides along as `nonText` until the text is cut or replaced.
- * The executor uses the same function on what it received, so a recorded and
- * a delivered result are compared the same way.
+ * Turns an MCP tool result into the response spillway records: every block
+ * typed (text as it is; images, audio, resource links and embedded
+ * resources by kind, MIME type, size, URI and SHA-256 digest), and the
+ * content text (text blocks and the placeholder lines of the others, in
+ * order) that is measured, capped and read by text-only models. The
+ * executors use the same function on what their callers received, so a
+ * recorded and a delivered result are compared block by block the same way.
  *
  * @module
  */
 
-import type { NonTextContent, ToolCallResponse } from "../review/tool_call_response.ts";
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { blocksText } from "../review/blocks_text.ts";
+import type { ContentBlock, StructuredContentInfo } from "../review/content_block.ts";
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { utf8Length } from "../size/cap_text.ts";
+import type { CallToolResult } from "./sdk.ts";
 import type { ToolResult } from "./tool_source.ts";
 
+type McpBlock = CallToolResult["content"][number];
+
 /**
- * The {@linkcode ToolCallResponse} of call `id` for an MCP result.
+ * The {@linkcode ToolCallResponse} of call `id` for an MCP result. A result
+ * of text blocks only keeps no `blocks` (its text is all there is); any other
+ * block makes the response carry all of them, typed, in order. `result` must
+ * be valid MCP: the service checks every result before it parks, and SDK
+ * clients check what they receive.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { toToolCallResponse } from "./to_tool_call_response.ts";
- * const image = { type: "image", data: "AA==", mimeType: "image/png" };
  * const response = toToolCallResponse("call_1", {
- *   content: [{ type: "text", text: "a" }, image, { type: "text", text: "b" }],
+ *   content: [{ type: "text", text: "a" }, { type: "image", data: "AAAA", mimeType: "image/png" }],
  * });
- * assert.equal(response.content, "a\nb");
- * assert.equal(response.isError, false);
- * assert.deepEqual(response.nonText, { blocks: [image] });
+ * assert.equal(response.content, "a\n[image: image/png, 3 B]");
+ * assert.deepEqual(response.blocks?.[1], {
+ *   type: "image",
+ *   mimeType: "image/png",
+ *   bytes: 3,
+ *   digest: "sha256:709e80c88487a2411e1ee4dfb9f22a861492d20c4765150c0c794abd70f8147c",
+ * });
  * ```
  */
 export function toToolCallResponse(id: string, result: ToolResult): ToolCallResponse {
-  const texts: string[] = [];
-  const blocks: Readonly<Record<string, unknown>>[] = [];
-  for (const block of result.content) {
-    if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
-    else blocks.push(block);
-  }
-  const content = texts.join("\n");
   const isError = result.isError === true;
   const { structuredContent } = result;
-  if (blocks.length === 0 && structuredContent === undefined) return { id, content, isError };
-  const nonText: NonTextContent = structuredContent === undefined
-    ? { blocks }
-    : { blocks, structuredContent };
-  return { id, content, isError, nonText };
+  const structured = structuredContent === undefined ? undefined : identify(structuredContent);
+  let texts: string[] | undefined = [];
+  const content = result.content as readonly McpBlock[];
+  for (const block of content) {
+    if (block.type !== "text") {
+      texts = undefined;
+      break;
+    }
+    texts.push(block.text);
+  }
+  if (texts !== undefined) {
+    const text = texts.join("\n");
+    return structured === undefined
+      ? { id, content: text, isError }
+      : { id, content: text, isError, structuredContent: structured };
+  }
+  const blocks = content.map(typedBlock);
+  return {
+    id,
+    content: blocksText(blocks),
+    isError,
+    blocks,
+    ...(structured === undefined ? {} : { structuredContent: structured }),
+  };
+}
+
+/** `block` typed, its payload replaced by its size and digest. */
+function typedBlock(block: McpBlock): ContentBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "image":
+    case "audio": {
+      const bytes = Buffer.from(block.data, "base64");
+      return {
+        type: block.type,
+        mimeType: block.mimeType,
+        bytes: bytes.length,
+        digest: digest(bytes),
+      };
+    }
+    case "resource": {
+      const { resource } = block;
+      const bytes = "blob" in resource
+        ? Buffer.from(resource.blob, "base64")
+        : Buffer.from(resource.text, "utf8");
+      return {
+        type: "resource",
+        uri: resource.uri,
+        ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
+        bytes: bytes.length,
+        digest: digest(bytes),
+      };
+    }
+    case "resource_link": {
+      const size = block.size;
+      return {
+        type: "resource_link",
+        uri: block.uri,
+        name: block.name,
+        ...(block.mimeType === undefined ? {} : { mimeType: block.mimeType }),
+        // A declared size is only shown when it is a byte count.
+        ...(typeof size === "number" && Number.isSafeInteger(size) && size >= 0
+          ? { bytes: size }
+          : {}),
+      };
+    }
+  }
+}
+
+function digest(bytes: Uint8Array | string): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** The size and digest of `structured`'s JSON text. */
+function identify(structured: Readonly<Record<string, unknown>>): StructuredContentInfo {
+  const json = JSON.stringify(structured);
+  return { bytes: utf8Length(json), digest: digest(json) };
 }

@@ -79,11 +79,47 @@ export interface ToolCallResponseEvent {
   readonly type: "tool_call_response";
   /** The call id it answers. */
   readonly id: string;
-  /** The content exactly as delivered (capped, marker included). */
+  /**
+   * The content exactly as delivered (capped, marker included): the text a
+   * text-only model reads, with a placeholder line for each non-text block.
+   */
   readonly content: string;
   /** Whether it reports a failure. */
   readonly is_error: boolean;
+  /**
+   * The result's blocks in order, when one of them is not text and the
+   * result was delivered uncut (a cut or replaced result is its `content`
+   * alone). Payloads are not recorded: each is named by its size and digest.
+   */
+  readonly blocks?: readonly RecordedBlock[];
+  /** The size and digest of the `structuredContent` delivered with an uncut result. */
+  readonly structured_content?: RecordedPayload;
 }
+
+/** What identifies a payload that is not recorded. */
+export interface RecordedPayload {
+  /** Its size in bytes (decoded, for base64 payloads). */
+  readonly bytes: number;
+  /** `sha256:` and the hex SHA-256 of those bytes. */
+  readonly digest: string;
+}
+
+/** One recorded block of a tool result. */
+export type RecordedBlock =
+  | { readonly type: "text"; readonly text: string }
+  | ({ readonly type: "image" | "audio"; readonly mime_type: string } & RecordedPayload)
+  | (
+    & { readonly type: "resource"; readonly uri: string; readonly mime_type?: string }
+    & RecordedPayload
+  )
+  | {
+    readonly type: "resource_link";
+    readonly uri: string;
+    readonly name: string;
+    readonly mime_type?: string;
+    /** The size the link declares, when it declares one. */
+    readonly bytes?: number;
+  };
 
 /** A non-destructive compaction: the provider view applies it, storage keeps the payload. */
 export interface CompactionEvent {

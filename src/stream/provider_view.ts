@@ -17,6 +17,7 @@ import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
 import type { CompactionEvent, StreamEvent } from "./events.ts";
 import { recut } from "./_recut.ts";
+import { responseOfEvent } from "./tool_call_response_event.ts";
 
 /** The compaction strategy that replaces responses with a stub in the view. */
 export const STRIP_RESPONSES = "strip-responses";
@@ -63,7 +64,8 @@ interface Slot {
  * Converts stream events to provider messages: `turn_start` → user message;
  * `chat_response` and the `tool_call_request` events after it → one
  * assistant message with those tool calls; `tool_call_response` → tool
- * message. Other events add no message.
+ * message (with its recorded blocks, when it has some). Other events add no
+ * message.
  *
  * A compaction applies to the responses recorded before it whose ids it
  * lists. `strip-responses` (when it carries `over_bytes`, only responses at
@@ -146,11 +148,13 @@ export function conversationView(events: readonly StreamEvent[]): ConversationVi
         tools.set(event.id, event.name);
         break;
       case "tool_call_response": {
+        const { blocks } = responseOfEvent(event);
         const at = messages.push({
           role: "tool",
           id: event.id,
           content: event.content,
           isError: event.is_error,
+          ...(blocks === undefined ? {} : { blocks }),
         }) - 1;
         const bytes = utf8Length(event.content);
         const slot: Slot = {
@@ -204,7 +208,9 @@ function applyCompaction(
         if (cap === undefined || slot.response.viewBytes <= cap) continue;
         content = recut(message.content, cap);
       }
-      messages[slot.at] = { ...message, content };
+      // A compacted response is its new text alone: its blocks go with the old text.
+      const { blocks: _dropped, ...rest } = message;
+      messages[slot.at] = { ...rest, content };
       slot.response = {
         ...slot.response,
         viewBytes: utf8Length(content),

@@ -11,7 +11,8 @@
  */
 
 import type { ToolCall } from "../review/tool_call.ts";
-import type { NonTextContent, ToolCallResponse } from "../review/tool_call_response.ts";
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import { deliveryDifference } from "../service/delivery_difference.ts";
 import type {
   Acknowledgement,
   BarrierKind,
@@ -21,15 +22,19 @@ import type {
   Executor,
 } from "../service/executor.ts";
 import { reasonText } from "../service/reason_text.ts";
+import { CallToolResultSchema } from "../service/sdk.ts";
+import { toToolCallResponse } from "../service/to_tool_call_response.ts";
+import type { ToolResult } from "../service/tool_source.ts";
 
-/** A canned result: text content, a full response, or a simulated loss or failure. */
+/**
+ * A canned result: text content, a text response, an MCP result (checked
+ * and typed as the service does: images and other blocks included), or a
+ * simulated loss or failure.
+ */
 export type MockResult =
   | string
-  | {
-    readonly content: string;
-    readonly isError?: boolean;
-    readonly nonText?: NonTextContent;
-  }
+  | { readonly content: string; readonly isError?: boolean }
+  | { readonly mcp: ToolResult }
   | { readonly lost: string }
   | { readonly failed: string };
 
@@ -186,11 +191,15 @@ export class MockExecutor implements Executor {
     }
     if ("lost" in result) return { kind: "lost", reason: result.lost };
     if ("failed" in result) return { kind: "failed", reason: result.failed };
+    if ("mcp" in result) {
+      const parsed = CallToolResultSchema.safeParse(result.mcp);
+      if (!parsed.success) return { kind: "failed", reason: `malformed result: ${parsed.error}` };
+      return this.#park(record, toToolCallResponse(record.call.id, parsed.data), barrier);
+    }
     const response: ToolCallResponse = {
       id: record.call.id,
       content: result.content,
       isError: result.isError ?? false,
-      ...(result.nonText === undefined ? {} : { nonText: result.nonText }),
     };
     return this.#park(record, response, barrier);
   }
@@ -228,18 +237,16 @@ export class MockExecutor implements Executor {
       return { kind: "failed", message: `call ${record.call.id} has no parked result to deliver` };
     } else {
       const tamper = record.tool?.tamper;
-      received = tamper === undefined ? record.parked : {
-        id: record.call.id,
-        content: tamper(record.parked.content),
-        isError: record.parked.isError,
-      };
+      received = tamper === undefined
+        ? record.parked
+        : { ...record.parked, content: tamper(record.parked.content) };
     }
     if (recorded === undefined) {
       return { kind: "mismatch", expected: "", received: received.content };
     }
-    if (received.content !== recorded.content || received.isError !== recorded.isError) {
-      return { kind: "mismatch", expected: recorded.content, received: received.content };
-    }
-    return { kind: "delivered", response: received };
+    const differs = deliveryDifference(recorded, received);
+    return differs === undefined
+      ? { kind: "delivered", response: received }
+      : { kind: "mismatch", ...differs };
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * The reference MCP server `@modelcontextprotocol/server-everything` from
+ * npm, run under Deno as an upstream of spillway: its tools return images,
+ * resource links, embedded resources (text and blob, and one with no text
+ * block at all) and `structuredContent`. spillway starts upstream servers
+ * with a minimal environment, in which Deno cannot download, so the
+ * package is cached first with the test's own environment.
+ *
+ * @module
+ */
+
+import { Client, StdioClientTransport } from "../src/service/sdk.ts";
+
+/** The package, at the version the tests were written against. */
+export const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
+
+/** How to run it: no project config or lockfile of whatever directory it starts in. */
+export const EVERYTHING_ARGS = ["run", "--quiet", "--no-config", "--no-lock", "-A", EVERYTHING];
+
+let cached: Promise<void> | undefined;
+
+/** Caches the package (once per test process). */
+export function cacheEverything(): Promise<void> {
+  cached ??= (async () => {
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["cache", "--quiet", "--no-config", "--no-lock", EVERYTHING],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (code !== 0) {
+      throw new Error(`could not cache ${EVERYTHING}: ${new TextDecoder().decode(stderr)}`);
+    }
+  })();
+  return cached;
+}
+
+/**
+ * `[providers.mcp.<name>]` running it. `DENO_DIR`, when the tests have
+ * one, is passed on so the server finds the cache.
+ */
+export function everythingProvider(name = "everything"): string {
+  const denoDir = Deno.env.get("DENO_DIR");
+  return `[providers.mcp.${name}]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ${JSON.stringify(EVERYTHING_ARGS)}
+${denoDir === undefined ? "" : `environment.DENO_DIR = ${JSON.stringify(denoDir)}\n`}`;
+}
+
+/** An SDK client connected to its own instance of the server (close it). */
+export async function everythingClient(): Promise<Client> {
+  await cacheEverything();
+  const client = new Client({ name: "content-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command: Deno.execPath(), args: EVERYTHING_ARGS, stderr: "ignore" }),
+  );
+  return client;
+}
