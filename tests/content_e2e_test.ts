@@ -12,8 +12,10 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type CallToolResult, Client, StdioClientTransport } from "../src/service/sdk.ts";
+import { FakeModelServer } from "../src/testing/fake_model_server.ts";
 import { cacheEverything, everythingClient, everythingProvider } from "./_everything.ts";
 import { CLI, conversationIdOf, query, REPO, responsesOf, workspaceWith } from "./_cli.ts";
+import { APIS, queryModel } from "./_model_apis.ts";
 
 const sha256 = (bytes: Uint8Array | string) =>
   `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
@@ -266,5 +268,69 @@ Deno.test("serve --stdio in front of server-everything: an SDK client gets the u
     }]);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("query --model anthropic with server-everything: the image goes to the model as an image block, again when the conversation continues; OpenAI gets the placeholder", async () => {
+  await cacheEverything();
+  const client = await everythingClient();
+  let png: string;
+  try {
+    const image = await client.callTool({
+      name: "get-tiny-image",
+      arguments: {},
+    }) as CallToolResult;
+    const block = image.content[1];
+    assert.ok(block?.type === "image");
+    png = block.data;
+  } finally {
+    await client.close();
+  }
+  for (const api of APIS) {
+    const server = FakeModelServer.start();
+    const workspace = await workspaceWith(everythingProvider());
+    try {
+      server.reply(
+        api.answer({
+          text: "Looking.",
+          toolCalls: [{ id: "call_img", name: "get-tiny-image", arguments: {} }],
+        }),
+        api.answer({ text: "A logo." }),
+        api.answer({ text: "Still a logo." }),
+      );
+      const run = await queryModel(api, server, workspace, "Show me the logo");
+      assert.equal(run.code, 0, run.stderr);
+      const again = await queryModel(
+        api,
+        server,
+        workspace,
+        "--conversation",
+        conversationIdOf(run),
+        "And now?",
+      );
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(server.requests.length, 3);
+      for (const request of [server.requests[1]!, server.requests[2]!]) {
+        const messages = request.body["messages"] as Record<string, unknown>[];
+        if (api.name === "anthropic") {
+          const result = messages.flatMap((m) => Array.isArray(m["content"]) ? m["content"] : [])
+            .find((b) => (b as Record<string, unknown>)["type"] === "tool_result");
+          assert.deepEqual((result as Record<string, unknown>)["content"], [
+            { type: "text", text: "Here's the image you requested:" },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+            { type: "text", text: "The image above is the MCP logo." },
+          ]);
+        } else {
+          const tool = messages.find((m) => m["role"] === "tool");
+          assert.match(
+            String(tool?.["content"]),
+            /^Here's the image you requested:\n\[image: image\/png, \d+\.\d KB\]\nThe image above is the MCP logo\.$/,
+          );
+        }
+      }
+    } finally {
+      await server.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
   }
 });

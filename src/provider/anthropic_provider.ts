@@ -62,6 +62,8 @@ type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
 export class AnthropicProvider implements Provider {
   /** `anthropic/<model>`, recorded with each request. */
   readonly model: string;
+  /** The Messages API takes images inside `tool_result`. */
+  readonly sendsImages = true;
   readonly #name: string;
   readonly #client: Anthropic;
   readonly #context: ModelErrorContext;
@@ -81,7 +83,14 @@ export class AnthropicProvider implements Provider {
     this.#maxTokens = maxTokens;
     this.#name = options.model;
     this.model = `anthropic/${options.model}`;
-    this.#notice = options.notice;
+    // Each notice once: the same history (and its oversized image) goes with every request.
+    const told = new Set<string>();
+    const notice = options.notice;
+    this.#notice = notice === undefined ? undefined : (text) => {
+      if (told.has(text)) return;
+      told.add(text);
+      notice(text);
+    };
     const baseUrl = options.baseUrl ?? PUBLIC_BASE_URLS.anthropic;
     const retries = options.maxRetries ?? DEFAULT_MODEL_RETRIES;
     const keySent = options.apiKey !== undefined && options.apiKey !== "";

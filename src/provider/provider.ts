@@ -106,6 +106,13 @@ export interface Provider {
    * Default: none recorded.
    */
   readonly model?: string;
+  /**
+   * Whether it sends images in tool results as images: the runtime then
+   * puts the payloads of the view's recorded images (`MediaBlock.data`)
+   * back before each request. Default false: every non-text block goes as
+   * its placeholder line, which `content` already holds.
+   */
+  readonly sendsImages?: boolean;
   /** Sends one request and resolves with the assistant's answer. */
   complete(request: ProviderRequest): Promise<AssistantMessage>;
 }

@@ -9,6 +9,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import { BlobStore } from "../blobs/blob_store.ts";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
@@ -38,8 +39,9 @@ import { providerView } from "../stream/provider_view.ts";
 import { repairInterruptedTurn } from "../stream/repair_interrupted_turn.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "./tool_policies.ts";
+import { withImagePayloads } from "./image_payloads.ts";
 import { outputOptions } from "./output_options.ts";
-import { spillFromConfig } from "./spill_from_config.ts";
+import { blobDirectory, spillFromConfig } from "./spill_from_config.ts";
 import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
 
 /** The workspace used when none is given: `.spillway` in the current directory. */
@@ -165,7 +167,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workspace = resolve(options.workspace ?? DEFAULT_WORKSPACE);
   const cwd = resolve(options.cwd ?? Deno.cwd());
   const config = options.config ?? await loadConfig({ workspace });
-  const provider: Provider = typeof options.provider === "function"
+  const given: Provider = typeof options.provider === "function"
     ? { complete: options.provider }
     : options.provider;
   const policyFor = cachedPolicies(config);
@@ -174,6 +176,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return result === "ask" || result === "edit" ? "review" : "record";
   };
   const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
+  // Payloads of non-text blocks are kept here under the digests the stream records.
+  const payloads = new BlobStore(blobDirectory(workspace));
+  const provider = given.sendsImages === true ? withImagePayloads(given, payloads, warn) : given;
   const spilling = spillFromConfig(config, workspace);
   const plan = toolSourcesFromConfig(config, {
     cwd,
@@ -187,6 +192,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     barrierFor,
     ...(spilling === undefined ? {} : { spill: spilling.spill }),
     output: outputOptions(workspace, policyFor),
+    payloads,
   });
   let executor: McpExecutor | undefined;
   try {

@@ -16,6 +16,7 @@
 
 import { getLogger } from "@logtape/logtape";
 import type { BlobStore } from "../blobs/blob_store.ts";
+import { keepPayloads } from "./_keep_payloads.ts";
 import { spillOutput } from "./_spill_output.ts";
 import { blobSink, type OutputSink, spoolSink } from "./output_sink.ts";
 import { serveBlobResources } from "./blob_resources.ts";
@@ -64,6 +65,12 @@ export interface ExecutionServiceOptions {
    * (the blob under `spill`). Default: outputs are held whole.
    */
   readonly output?: OutputOptions;
+  /**
+   * Where the payloads of non-text blocks (images, audio, embedded
+   * resources) are kept, each under the digest the stream records for it,
+   * durably before the call parks. Default: not kept.
+   */
+  readonly payloads?: BlobStore;
   /** Time source for `startedAt`/`parkedAt`. Default: `Date`. */
   readonly clock?: { now(): number };
   /** The MCP server identity. Default: `{ name: "spillway", version: "0.1.0" }`. */
@@ -452,6 +459,8 @@ export class ExecutionService {
         clientSignal.removeEventListener("abort", onClientAbort);
       }
       if (spill !== undefined) end = await spillOutput(end, spill.store, log);
+      const payloads = this.#options.payloads;
+      if (payloads !== undefined) await keepPayloads(end, payloads, log);
       this.#park(callId, call, {
         callId,
         tool: name,
