@@ -9,7 +9,7 @@
  * @module
  */
 
-import { Client, StdioClientTransport } from "../src/service/sdk.ts";
+import { type CallToolResult, Client, StdioClientTransport } from "../src/service/sdk.ts";
 
 /** The package, at the version the tests were written against. */
 export const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
@@ -47,12 +47,37 @@ arguments = ${JSON.stringify(EVERYTHING_ARGS)}
 ${denoDir === undefined ? "" : `environment.DENO_DIR = ${JSON.stringify(denoDir)}\n`}`;
 }
 
-/** An SDK client connected to its own instance of the server (close it). */
-export async function everythingClient(): Promise<Client> {
+/** What the server itself returns for each call, from its own instance (no spillway between). */
+export async function callEverything(
+  ...calls: { readonly name: string; readonly arguments: Record<string, unknown> }[]
+): Promise<CallToolResult[]> {
   await cacheEverything();
   const client = new Client({ name: "content-test", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({ command: Deno.execPath(), args: EVERYTHING_ARGS, stderr: "ignore" }),
   );
-  return client;
+  try {
+    const results: CallToolResult[] = [];
+    for (const call of calls) results.push(await client.callTool(call) as CallToolResult);
+    return results;
+  } finally {
+    await client.close();
+  }
 }
+
+/** The base64 PNG `get-tiny-image` returns. */
+export async function tinyImage(): Promise<string> {
+  const [result] = await callEverything(TINY_IMAGE);
+  const image = result?.content[1];
+  if (image?.type !== "image") throw new Error("get-tiny-image returned no image");
+  return image.data;
+}
+
+/** The call of `get-tiny-image`. */
+export const TINY_IMAGE = { name: "get-tiny-image", arguments: {} };
+
+/** The call of `gzip-file-as-resource` returning "hello" gzipped as an embedded blob, no text. */
+export const HELLO_GZ = {
+  name: "gzip-file-as-resource",
+  arguments: { name: "hello.gz", data: "data:text/plain;base64,aGVsbG8=", outputType: "resource" },
+};

@@ -11,10 +11,18 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { type CallToolResult, Client, StdioClientTransport } from "../src/service/sdk.ts";
+import type { CallToolResult } from "../src/service/sdk.ts";
 import { FakeModelServer } from "../src/testing/fake_model_server.ts";
-import { cacheEverything, everythingClient, everythingProvider } from "./_everything.ts";
-import { CLI, conversationIdOf, query, REPO, responsesOf, workspaceWith } from "./_cli.ts";
+import {
+  cacheEverything,
+  callEverything,
+  everythingProvider,
+  HELLO_GZ,
+  TINY_IMAGE,
+  tinyImage,
+} from "./_everything.ts";
+import { conversationIdOf, query, REPO, responsesOf, workspaceWith } from "./_cli.ts";
+import { serveStdio } from "./_serve_stdio.ts";
 import { APIS, queryModel } from "./_model_apis.ts";
 
 const sha256 = (bytes: Uint8Array | string) =>
@@ -37,23 +45,9 @@ text = "Done."
 Deno.test("query with server-everything: typed blocks recorded, placeholders shown, nothing cut or noticed", async () => {
   await cacheEverything();
   // What the server itself returns, to check the recorded digests against.
-  const client = await everythingClient();
-  let image: CallToolResult, gzip: CallToolResult;
-  try {
-    image = await client.callTool({ name: "get-tiny-image", arguments: {} }) as CallToolResult;
-    gzip = await client.callTool({
-      name: "gzip-file-as-resource",
-      arguments: {
-        name: "hello.gz",
-        data: "data:text/plain;base64,aGVsbG8=",
-        outputType: "resource",
-      },
-    }) as CallToolResult;
-  } finally {
-    await client.close();
-  }
-  const png = image.content[1];
-  const gz = gzip.content[0];
+  const [image, gzip] = await callEverything(TINY_IMAGE, HELLO_GZ);
+  const png = image?.content[1];
+  const gz = gzip?.content[0];
   assert.ok(png?.type === "image" && gz?.type === "resource" && "blob" in gz.resource);
   const pngBytes = Buffer.from(png.data, "base64");
   const gzBytes = Buffer.from(gz.resource.blob, "base64");
@@ -203,39 +197,11 @@ Deno.test("serve --stdio in front of server-everything: an SDK client gets the u
   try {
     const config = join(dir, "config.toml");
     await Deno.writeTextFile(config, everythingProvider());
-    const transport = new StdioClientTransport({
-      command: Deno.execPath(),
-      args: [
-        "run",
-        "-A",
-        CLI,
-        "serve",
-        "--stdio",
-        "--workspace",
-        join(dir, "ws"),
-        "--config",
-        config,
-      ],
-      cwd: dir,
-      env: { ...Deno.env.toObject(), XDG_CONFIG_HOME: join(dir, "no-user-config") },
-      stderr: "pipe",
-    });
-    let stderr = "";
-    const decoder = new TextDecoder();
-    transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk));
-    const client = new Client({ name: "content-serve-test", version: "1.0.0" });
-    await client.connect(transport);
+    const { client, stderr } = await serveStdio(dir, config);
     let image: CallToolResult, gzip: CallToolResult;
     try {
-      image = await client.callTool({ name: "get-tiny-image", arguments: {} }) as CallToolResult;
-      gzip = await client.callTool({
-        name: "gzip-file-as-resource",
-        arguments: {
-          name: "hello.gz",
-          data: "data:text/plain;base64,aGVsbG8=",
-          outputType: "resource",
-        },
-      }) as CallToolResult;
+      image = await client.callTool(TINY_IMAGE) as CallToolResult;
+      gzip = await client.callTool(HELLO_GZ) as CallToolResult;
     } finally {
       await client.close();
     }
@@ -245,7 +211,7 @@ Deno.test("serve --stdio in front of server-everything: an SDK client gets the u
     assert.ok(png?.type === "image" && png.mimeType === "image/png");
     const gz = gzip.content[0];
     assert.ok(gz?.type === "resource" && "blob" in gz.resource);
-    assert.doesNotMatch(stderr, /to the assistant|differs from what was recorded/);
+    assert.doesNotMatch(stderr(), /to the assistant|differs from what was recorded/);
 
     const [conversation] = [...Deno.readDirSync(join(dir, "ws", "conversations"))];
     const events = Deno.readTextFileSync(
@@ -273,19 +239,7 @@ Deno.test("serve --stdio in front of server-everything: an SDK client gets the u
 
 Deno.test("query --model anthropic with server-everything: the image goes to the model as an image block, again when the conversation continues; OpenAI gets the placeholder", async () => {
   await cacheEverything();
-  const client = await everythingClient();
-  let png: string;
-  try {
-    const image = await client.callTool({
-      name: "get-tiny-image",
-      arguments: {},
-    }) as CallToolResult;
-    const block = image.content[1];
-    assert.ok(block?.type === "image");
-    png = block.data;
-  } finally {
-    await client.close();
-  }
+  const png = await tinyImage();
   for (const api of APIS) {
     const server = FakeModelServer.start();
     const workspace = await workspaceWith(everythingProvider());

@@ -62,14 +62,13 @@ function imageModel() {
   };
 }
 
-const toolMessages = (request: ProviderRequest) =>
-  request.messages.filter((m): m is ToolMessage => m.role === "tool");
-
-Deno.test("payloads are kept under their digests and given back to a model that takes images, in this turn and the next", async () => {
-  const workspace = await Deno.makeTempDir({ prefix: "spillway_payloads_" });
-  const model = imageModel();
-  const warnings: string[] = [];
-  const runtime = await createRuntime({
+/** A runtime in `workspace` with the media source and `model`; warnings go to `warnings`. */
+function mediaRuntime(
+  workspace: string,
+  model: ReturnType<typeof imageModel>,
+  warnings: string[] = [],
+) {
+  return createRuntime({
     workspace,
     config: parseConfig(""),
     toolSources: [source()],
@@ -77,6 +76,16 @@ Deno.test("payloads are kept under their digests and given back to a model that 
     noticeSink: { notice: () => {} },
     warn: (message) => warnings.push(message),
   });
+}
+
+const toolMessages = (request: ProviderRequest) =>
+  request.messages.filter((m): m is ToolMessage => m.role === "tool");
+
+Deno.test("payloads are kept under their digests and given back to a model that takes images, in this turn and the next", async () => {
+  const workspace = await Deno.makeTempDir({ prefix: "spillway_payloads_" });
+  const model = imageModel();
+  const warnings: string[] = [];
+  const runtime = await mediaRuntime(workspace, model, warnings);
   try {
     const first = await runtime.query("look");
     assert.equal(first.status, "finished");
@@ -112,14 +121,7 @@ Deno.test("an image whose payload is gone goes as its placeholder line, with one
   const workspace = await Deno.makeTempDir({ prefix: "spillway_payloads_" });
   const model = imageModel();
   const warnings: string[] = [];
-  const runtime = await createRuntime({
-    workspace,
-    config: parseConfig(""),
-    toolSources: [source()],
-    provider: model.provider,
-    noticeSink: { notice: () => {} },
-    warn: (message) => warnings.push(message),
-  });
+  const runtime = await mediaRuntime(workspace, model, warnings);
   try {
     const first = await runtime.query("look");
     await Deno.remove(join(workspace, "blobs", sha256(PNG).slice("sha256:".length)));
@@ -141,13 +143,7 @@ Deno.test("an image whose payload is gone goes as its placeholder line, with one
 Deno.test("conversation gc keeps the payloads a conversation refers to", async () => {
   const dir = await Deno.makeTempDir({ prefix: "spillway_payloads_gc_" });
   const workspace = join(dir, ".spillway");
-  const runtime = await createRuntime({
-    workspace,
-    config: parseConfig(""),
-    toolSources: [source()],
-    provider: imageModel().provider,
-    noticeSink: { notice: () => {} },
-  });
+  const runtime = await mediaRuntime(workspace, imageModel());
   try {
     assert.equal((await runtime.query("look")).status, "finished");
   } finally {
@@ -211,14 +207,7 @@ Deno.test("a blob store that cannot keep payloads costs the payloads, never the 
   await Deno.writeTextFile(join(workspace, "blobs"), "not a directory");
   const model = imageModel();
   const warnings: string[] = [];
-  const runtime = await createRuntime({
-    workspace,
-    config: parseConfig(""),
-    toolSources: [source()],
-    provider: model.provider,
-    noticeSink: { notice: () => {} },
-    warn: (message) => warnings.push(message),
-  });
+  const runtime = await mediaRuntime(workspace, model, warnings);
   try {
     const turn = await runtime.query("look");
     assert.equal(turn.status, "finished");
