@@ -10,6 +10,7 @@ import { ByteSize } from "../size/byte_size.ts";
 import { Buffer } from "node:buffer";
 import type { Prompter, ResultDecision, RunDecision } from "../machines/prompter.ts";
 import type { ToolCall } from "../review/tool_call.ts";
+import { describeDropped, droppedContentOf } from "../review/dropped_content.ts";
 import { responseBytes, type ToolCallResponse } from "../review/tool_call_response.ts";
 import { fileNamePart } from "./file_name_part.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
@@ -143,8 +144,17 @@ export class TerminalPrompter implements Prompter {
     const edited = window === undefined
       ? await this.#editText(name, response.content, signal)
       : await this.#editText(name, { file: window.path }, signal);
-    if (edited === undefined) return { kind: "deliver" };
-    return edited === response.content ? { kind: "deliver" } : { kind: "edit", content: edited };
+    if (edited === undefined || edited === response.content) return { kind: "deliver" };
+    // The edited text replaces the whole result: what was not text goes with it, said here.
+    const dropped = droppedContentOf(response);
+    if (dropped !== undefined) {
+      this.#say(
+        `${call.name} (${call.id}): the edited text replaces the result; dropped ${
+          describeDropped(dropped)
+        }`,
+      );
+    }
+    return { kind: "edit", content: edited };
   }
 
   /**

@@ -41,6 +41,34 @@ Deno.test("TerminalPrompter.edit() returns what the editor left in the file", as
   assert.deepEqual(await untouched.edit(call, response, signal), { kind: "deliver" });
 });
 
+Deno.test("TerminalPrompter.edit() says what a changed edit drops of a result with an image", async () => {
+  const io = captureCommandIo();
+  const shot = { id: "call_2", name: "screenshot", arguments: {} };
+  const image = { type: "image" as const, mimeType: "image/png", bytes: 3, digest: "sha256:aa" };
+  const withImage = {
+    id: "call_2",
+    content: "the screen:\n[image: image/png, 3 B]",
+    isError: false,
+    blocks: [{ type: "text" as const, text: "the screen:" }, image],
+    structuredContent: { bytes: 2, digest: "sha256:bb" },
+  };
+  const script = `await Deno.writeTextFile(Deno.args[0], "the screen: a login form");`;
+  const prompter = new TerminalPrompter({ io, editor: [Deno.execPath(), "eval", script] });
+  assert.deepEqual(await prompter.edit(shot, withImage, signal), {
+    kind: "edit",
+    content: "the screen: a login form",
+  });
+  assert.equal(
+    io.err(),
+    "screenshot (call_2): the edited text replaces the result; " +
+      "dropped 1 image and its structured content\n",
+  );
+  // Saved unchanged: the result is delivered whole, nothing to say.
+  const untouched = new TerminalPrompter({ io, editor: [Deno.execPath(), "eval", "0"] });
+  assert.deepEqual(await untouched.edit(shot, withImage, signal), { kind: "deliver" });
+  assert.equal(io.err().split("\n").length, 2);
+});
+
 Deno.test("TerminalPrompter.approveRun() runs, skips, or runs with edited arguments", async () => {
   const io = captureCommandIo();
   const yes = new TerminalPrompter({ io, readLine: answers("y") });
