@@ -21,7 +21,7 @@ import { spillOutput } from "./_spill_output.ts";
 import { blobSink, type OutputSink, spoolSink } from "./output_sink.ts";
 import { serveBlobResources } from "./blob_resources.ts";
 import { deliveryFor, errorResult, runSourceCall, type SourceCallEnd } from "./source_call.ts";
-import { type ResolvedRoute, resolveToolRoutes, type ToolRoute } from "./_tool_routes.ts";
+import { type ResolvedRoute, resolveToolRoutes, type ToolRoute } from "./tool_routes.ts";
 import type { Acknowledgement, BarrierKind } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
 import {
@@ -36,7 +36,7 @@ import {
 import type { ToolCallRelay } from "./tool_call_relay.ts";
 import type { ToolDefinition, ToolSource } from "./tool_source.ts";
 
-export type { ToolRoute } from "./_tool_routes.ts";
+export type { ToolRoute } from "./tool_routes.ts";
 
 /** The `_meta` key of a `tools/call` request that carries spillway's call id. */
 export const CALL_ID_META_KEY = "spillway/callId";

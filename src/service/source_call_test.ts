@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runSourceCall } from "./source_call.ts";
-import type { ResolvedRoute } from "./_tool_routes.ts";
+import type { ResolvedRoute } from "./tool_routes.ts";
 import type { ToolResult } from "./tool_source.ts";
 
 function route(result: unknown): ResolvedRoute {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { resolveToolRoutes } from "./_tool_routes.ts";
+import { resolveToolRoutes } from "./tool_routes.ts";
 import type { ToolDefinition, ToolSource } from "./tool_source.ts";
 
 function source(name: string, ...tools: string[]): readonly [ToolSource, ToolDefinition[]] {
