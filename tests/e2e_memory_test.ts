@@ -73,7 +73,7 @@ Deno.test({
 });
 
 /**
- * Outputs spillway streams (a local tool's stdout, `fs_read_file`) are held
+ * Outputs spillway streams (a local tool's stdout and stderr, `fs_read_file`) are held
  * as a window whatever their size: a 256 MiB one costs less than 96 MiB above
  * the baseline (about 40 MiB measured for 1 GiB; docs/performance.md). A
  * loose bound: holding the output whole would take over 256 MiB.
@@ -98,6 +98,12 @@ Deno.test({
   name: `a local tool printing ${FLAT_MIB} MiB stays under ${FLAT_LIMIT_MIB} MiB above idle`,
   ignore: !linux,
   fn: () => assertFlat("local-stream"),
+});
+
+Deno.test({
+  name: `a failing local tool printing ${FLAT_MIB} MiB to stderr stays flat too`,
+  ignore: !linux,
+  fn: () => assertFlat("local-stderr"),
 });
 
 Deno.test({

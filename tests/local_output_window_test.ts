@@ -23,18 +23,26 @@ import type { ToolResult } from "../src/service/tool_source.ts";
 import { capText } from "../src/size/cap_text.ts";
 
 const KIB = 1024;
-/** Prints `n` numbered lines with some multibyte text, in chunks (no line is held whole). */
+/**
+ * Prints `n` numbered lines with some multibyte text, in chunks (no line is
+ * held whole). Modes: `fail` prints them to stdout, then "boom" to stderr,
+ * and exits 3; `stderr` prints them to stderr, then "summary" to stdout, and
+ * exits 4; `noisy` prints them to stderr, then "ok" to stdout, and exits 0.
+ */
 const PRINTER = `
 const n = Number(Deno.args[0]);
-const fail = Deno.args[1] === "fail";
+const mode = Deno.args[1];
+const out = mode === "stderr" || mode === "noisy" ? Deno.stderr : Deno.stdout;
 const enc = new TextEncoder();
 let batch = "";
 for (let i = 0; i < n; i++) {
   batch += "line " + i + " — naïve 漢字 🦕\\n";
-  if (batch.length > 30000) { await Deno.stdout.write(enc.encode(batch)); batch = ""; }
+  if (batch.length > 30000) { await out.write(enc.encode(batch)); batch = ""; }
 }
-await Deno.stdout.write(enc.encode(batch));
-if (fail) { console.error("boom"); Deno.exit(3); }
+await out.write(enc.encode(batch));
+if (mode === "fail") { console.error("boom"); Deno.exit(3); }
+if (mode === "stderr") { console.log("summary"); Deno.exit(4); }
+if (mode === "noisy") console.log("ok");
 `;
 const printed = (n: number) => {
   let text = "";
@@ -93,6 +101,53 @@ Deno.test("a failing local tool's large stdout: the file holds the status, stder
     assert.ok((await Deno.readTextFile(result.window!.path)) === whole, "file differs");
     // Only the composed file is left: the first spool was dropped.
     assert.equal((await Array.fromAsync(Deno.readDir(dir))).length, 1);
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a failing local tool's large stderr is held as a window too; the file is the whole text", async () => {
+  const dir = await spool();
+  const source = new LocalToolSource({
+    tools: [{ name: "print", command: [deno, "eval", PRINTER, "40000", "stderr"] }],
+  });
+  try {
+    const result = await source.call("print", {}, {
+      signal: signal(),
+      output: spoolSink(dir, 16 * KIB),
+    });
+    // stderr ends with a newline: one blank line before stdout's label, as for a short stderr.
+    const whole = "exit code 4\n\nstderr:\n" + printed(40_000) + "\nstdout:\nsummary\n";
+    assert.equal(result.isError, true);
+    assert.ok(textOf(result).startsWith("exit code 4\n\nstderr:\nline 0 — naïve"));
+    assert.ok(whole.startsWith(textOf(result)) && Buffer.byteLength(textOf(result)) <= 16 * KIB);
+    const window = result.window!;
+    assert.equal(window.bytes, Buffer.byteLength(whole));
+    assert.equal(window.lines, 40_000 + 6); // the status, a blank, the label; a blank, the label, "summary"
+    assert.ok(window.tail.endsWith("line 39999 — naïve 漢字 🦕\n\nstdout:\nsummary\n"));
+    assert.ok(whole.endsWith(window.tail) && Buffer.byteLength(window.tail) >= 16 * KIB - 3);
+    assert.ok((await Deno.readTextFile(window.path)) === whole, "file differs");
+    // Only the composed file is left: stderr's and stdout's own files were dropped.
+    assert.equal((await Array.fromAsync(Deno.readDir(dir))).length, 1);
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a succeeding local tool's large stderr is dropped, as a small one is: no file left", async () => {
+  const dir = await spool();
+  const source = new LocalToolSource({
+    tools: [{ name: "print", command: [deno, "eval", PRINTER, "40000", "noisy"] }],
+  });
+  try {
+    const result = await source.call("print", {}, {
+      signal: signal(),
+      output: spoolSink(dir, 16 * KIB),
+    });
+    assert.deepEqual(result, { content: [{ type: "text", text: "ok\n" }] });
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir)), []);
   } finally {
     await source.close();
     await Deno.remove(dir, { recursive: true });
@@ -162,7 +217,13 @@ Deno.test("fs_read_file streams a file larger than the window", async () => {
   }
 });
 
-Deno.test("through createRuntime and the terminal: exact cut, full-result file, spool cleared", async () => {
+/**
+ * One turn through createRuntime and the terminal reporter whose `print`
+ * tool runs PRINTER with `args`: the recorded response is the head_tail cut
+ * of `expected`, the terminal shows its exact size and lines, the
+ * full-result file is all of it, and the spool is empty once released.
+ */
+async function turnThroughTerminal(args: readonly string[], expected: string, isError: boolean) {
   const workspace = await Deno.makeTempDir({ prefix: "spillway_window_" });
   const io = captureCommandIo();
   const terminal = { ...io, isTerminal: false, columns: 100 };
@@ -171,12 +232,13 @@ Deno.test("through createRuntime and the terminal: exact cut, full-result file, 
     styleFor: () => ({ inlineResults: 2, resultsFileLink: "full" }),
     resultsDir: join(workspace, "results", "c"),
   });
+  const command = [deno, "eval", PRINTER, ...args];
   const runtime = await createRuntime({
     workspace,
     config: parseConfig(`
 [conversation.tools.print]
 source = "local"
-command = [${JSON.stringify(deno)}, "eval", ${JSON.stringify(PRINTER)}, "150000"]
+command = ${JSON.stringify(command)}
 truncation = "head_tail"
 `),
     observer: reporter,
@@ -191,15 +253,22 @@ truncation = "head_tail"
   try {
     const turn = await runtime.query("print a lot");
     assert.equal(turn.status, "finished");
-    const expected = printed(150_000);
-    const recorded = turn.messages.find((m) => m.role === "tool")!.content;
+    const message = turn.messages.find((m) => m.role === "tool");
+    assert.ok(message?.role === "tool");
+    assert.equal(message.isError, isError);
     assert.ok(
-      recorded === capText(expected, 256 * KIB, { strategy: "head_tail" }).text,
+      message.content === capText(expected, 256 * KIB, { strategy: "head_tail" }).text,
       "cut differs",
     );
     // The terminal: exact size and line count, and the full-result file is the whole output.
     const size = (Buffer.byteLength(expected) / (1024 * 1024)).toFixed(1);
-    assert.match(io.out(), new RegExp(`print \\(p1\\) result: 150,?000 lines, ${size} MB`));
+    const lines = expected.split("\n").length - 1;
+    assert.match(
+      io.out(),
+      new RegExp(
+        `print \\(p1\\) ${isError ? "error" : "result"}: ${lines} lines, ${size} MB`,
+      ),
+    );
     const saved = join(workspace, "results", "c", "p1.txt");
     assert.ok((await Deno.readTextFile(saved)) === expected, "full-result file differs");
     assert.equal((await Deno.stat(saved)).mode! & 0o777, 0o600);
@@ -209,6 +278,15 @@ truncation = "head_tail"
     await runtime.close();
     await Deno.remove(workspace, { recursive: true });
   }
+}
+
+Deno.test("through createRuntime and the terminal: exact cut, full-result file, spool cleared", async () => {
+  await turnThroughTerminal(["150000"], printed(150_000), false);
+});
+
+Deno.test("through createRuntime and the terminal: a failure's large stderr, cut and saved whole", async () => {
+  const expected = "exit code 4\n\nstderr:\n" + printed(150_000) + "\nstdout:\nsummary\n";
+  await turnThroughTerminal(["150000", "stderr"], expected, true);
 });
 
 Deno.test("the edit prompt opens the whole output of a windowed response", async () => {

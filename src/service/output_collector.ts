@@ -5,6 +5,9 @@
  * window, written to the sink's file as the exact UTF-8 of that text, while
  * memory keeps only its head, a tail of at least the window, the exact size
  * and the line count. A smaller output stays a plain string, as before.
+ * Collected outputs compose: a failed local tool's response is its status,
+ * its stderr and its stdout, each collected on its own and then appended in
+ * that order to the collector of the response, without ever being held whole.
  *
  * @module
  */
@@ -86,6 +89,11 @@ export class OutputCollector {
     return this.#bytes;
   }
 
+  /** Whether the text so far ends with a newline. */
+  get endsWithNewline(): boolean {
+    return this.#endsWithNewline;
+  }
+
   /**
    * Takes the next chunk of output. Never rejects: a file that cannot be
    * written fails {@linkcode finish} instead, and the rest of the output is
@@ -96,6 +104,31 @@ export class OutputCollector {
     await this.#take(this.#decoder.decode(chunk, { stream: true }));
   }
 
+  /** Takes the next piece of text (a heading between outputs). Never rejects, as {@linkcode push}. */
+  async pushText(text: string): Promise<void> {
+    if (this.#failure !== undefined || this.#ended) return;
+    await this.#take(text);
+  }
+
+  /**
+   * Ends this output and appends its whole text to `target`, from memory or
+   * a chunk at a time from its file, which is then dropped.
+   *
+   * @throws whatever writing this output's file threw (its file is dropped)
+   */
+  async appendTo(target: OutputCollector): Promise<void> {
+    await this.end();
+    try {
+      if (this.#failure !== undefined) throw this.#failure;
+      if (this.#file === undefined) await target.pushText(this.#pieces.join(""));
+      // The file is the text's exact UTF-8: it decodes back to the same text.
+      else for await (const chunk of this.#file.read()) await target.push(chunk);
+    } finally {
+      this.#pieces = [];
+      await this.abort();
+    }
+  }
+
   /** Ends the input (the decoder's last bytes). Idempotent. */
   async end(): Promise<void> {
     if (this.#ended) return;
@@ -104,11 +137,11 @@ export class OutputCollector {
   }
 
   /**
-   * The collected text, with `prefix` before it.
+   * The collected text.
    *
    * @throws whatever writing the sink's file threw
    */
-  async finish(prefix = ""): Promise<CollectedOutput> {
+  async finish(): Promise<CollectedOutput> {
     await this.end();
     if (this.#failure !== undefined) {
       await this.abort();
@@ -116,18 +149,23 @@ export class OutputCollector {
     }
     const file = this.#file;
     if (file === undefined || this.#tail === undefined) {
-      return { kind: "whole", text: prefix + this.#pieces.join("") };
+      return { kind: "whole", text: this.#pieces.join("") };
     }
-    const finished = await file.finish(prefix);
+    const finished = await file.finish();
     // The last window's worth, even where it overlaps the head (a text under
     // twice the window): a tail-only cut takes up to a window from the end.
     const tail = longestTail(this.#tail.text(), this.#sink?.windowBytes ?? 0).text;
-    const bytes = utf8Length(prefix) + this.#bytes;
-    const lines = newlines(prefix) + this.#newlines + (this.#endsWithNewline ? 0 : 1);
+    const lines = this.#newlines + (this.#endsWithNewline ? 0 : 1);
     return {
       kind: "window",
-      head: prefix + this.#head,
-      window: { tail, bytes, lines, path: finished.path, temporary: finished.temporary },
+      head: this.#head,
+      window: {
+        tail,
+        bytes: this.#bytes,
+        lines,
+        path: finished.path,
+        temporary: finished.temporary,
+      },
       ...(finished.ref === undefined ? {} : { ref: finished.ref }),
     };
   }

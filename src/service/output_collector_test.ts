@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
-import { BlobStore } from "../blobs/blob_store.ts";
+import { BLOB_TEMP_PREFIX, BlobStore } from "../blobs/blob_store.ts";
 import { capText, utf8Length } from "../size/cap_text.ts";
 import { textOfAbout } from "../testing/arbitrary_text.ts";
 import { withTestSeed } from "../testing/seed.ts";
-import { OutputCollector } from "./output_collector.ts";
-import { blobSink, spoolSink } from "./output_sink.ts";
+import { type CollectedOutput, OutputCollector } from "./output_collector.ts";
+import { blobSink, SPOOL_PREFIX, spoolSink } from "./output_sink.ts";
 
 /** Lines as the reporter counts them: a final newline ends a line. */
 const linesOf = (text: string) =>
@@ -15,7 +15,7 @@ const linesOf = (text: string) =>
 Deno.test("OutputCollector: a window is exact, whatever the chunking (property)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "spillway_collector_" });
   const runs = 80;
-  const reached = { windows: 0, whole: 0, invalid: 0, prefixed: 0 };
+  const reached = { windows: 0, whole: 0, invalid: 0, composed: 0, windowedParts: 0 };
   try {
     await withTestSeed(async (seed) => {
       const cases = fc.sample(
@@ -26,7 +26,9 @@ Deno.test("OutputCollector: a window is exact, whatever the chunking (property)"
           chunk: fc.integer({ min: 1, max: 70_000 }),
           // A stray invalid byte now and then (it decodes as U+FFFD).
           invalidAt: fc.option(fc.nat(), { freq: 3 }),
-          prefix: fc.constantFrom("", "exit code 1\n\nstdout:\n"),
+          // Composed as a failed tool's text: status, another output (stderr), this one.
+          composed: fc.boolean(),
+          other: fc.integer({ min: 0, max: 100_000 }).chain(textOfAbout),
           spill: fc.boolean(),
         }),
         { seed, numRuns: runs },
@@ -39,7 +41,6 @@ Deno.test("OutputCollector: a window is exact, whatever the chunking (property)"
           reached.invalid++;
         }
         const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-        const whole = c.prefix + text;
         const sink = c.spill
           ? blobSink(new BlobStore(`${dir}/blobs`), c.windowBytes)
           : spoolSink(`${dir}/spool`, c.windowBytes);
@@ -47,17 +48,47 @@ Deno.test("OutputCollector: a window is exact, whatever the chunking (property)"
         for (let at = 0; at < bytes.length; at += c.chunk) {
           await collector.push(bytes.subarray(at, at + c.chunk));
         }
-        const output = await collector.finish(c.prefix);
+        let whole = text;
+        let output: CollectedOutput;
+        if (c.composed) {
+          const other = new OutputCollector(sink);
+          const otherBytes = Buffer.from(c.other.text, "utf8");
+          // What the tool wrote, as read (a lone surrogate was written as U+FFFD).
+          const otherText = new TextDecoder("utf-8", { ignoreBOM: true }).decode(otherBytes);
+          for (let at = 0; at < otherBytes.length; at += c.chunk) {
+            await other.push(otherBytes.subarray(at, at + c.chunk));
+          }
+          const composed = new OutputCollector(sink);
+          await composed.pushText("exit code 1\n\nstderr:\n");
+          await other.appendTo(composed);
+          await composed.pushText("\n\nstdout:\n");
+          await collector.appendTo(composed);
+          output = await composed.finish();
+          whole = "exit code 1\n\nstderr:\n" + otherText + "\n\nstdout:\n" + text;
+          reached.composed++;
+          if (Math.max(otherBytes.length, utf8Length(text)) > c.windowBytes) {
+            reached.windowedParts++;
+          }
+          // The parts' files are gone; only the composed text may have one.
+          const names = (await Array.fromAsync(Deno.readDir(dir)))
+            .filter((entry) => entry.isDirectory)
+            .map((entry) => Array.fromAsync(Deno.readDir(`${dir}/${entry.name}`)));
+          const files = (await Promise.all(names)).flat().map((entry) => entry.name);
+          const spooled = output.kind === "window" && !c.spill ? 1 : 0;
+          assert.equal(files.filter((name) => name.startsWith(SPOOL_PREFIX)).length, spooled);
+          assert.equal(files.filter((name) => name.startsWith(BLOB_TEMP_PREFIX)).length, 0);
+        } else {
+          output = await collector.finish();
+        }
         if (output.kind === "whole") {
           reached.whole++;
           assert.ok(output.text === whole, "whole text differs");
-          assert.ok(utf8Length(text) <= c.windowBytes);
+          assert.ok(utf8Length(whole) <= c.windowBytes);
           continue;
         }
         reached.windows++;
-        if (c.prefix !== "") reached.prefixed++;
         const { head, window } = output;
-        assert.ok(utf8Length(text) > c.windowBytes);
+        assert.ok(utf8Length(whole) > c.windowBytes);
         assert.equal(window.bytes, utf8Length(whole));
         assert.equal(window.lines, linesOf(whole));
         assert.ok(whole.startsWith(head) && utf8Length(head) >= c.windowBytes - 3);
@@ -86,11 +117,13 @@ Deno.test("OutputCollector: a window is exact, whatever the chunking (property)"
     await Deno.remove(dir, { recursive: true });
   }
   console.log(
-    `OutputCollector property: ${reached.windows} windows (${reached.prefixed} with a prefix), ` +
-      `${reached.whole} whole, ${reached.invalid} with an invalid byte`,
+    `OutputCollector property: ${reached.windows} windows, ${reached.whole} whole, ` +
+      `${reached.composed} composed (${reached.windowedParts} of a part over the window), ` +
+      `${reached.invalid} with an invalid byte`,
   );
   assert.ok(reached.windows >= runs / 2, `only ${reached.windows} windows`);
-  assert.ok(reached.whole >= 5 && reached.prefixed >= 10 && reached.invalid >= 10);
+  assert.ok(reached.whole >= 5 && reached.invalid >= 10);
+  assert.ok(reached.composed >= 20 && reached.windowedParts >= 10);
 });
 
 Deno.test("OutputCollector without a sink holds everything, as before", async () => {

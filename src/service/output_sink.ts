@@ -11,7 +11,7 @@
 
 import { join } from "node:path";
 import type { BlobRef } from "../blobs/blob_ref.ts";
-import type { BlobStore, BlobWriter } from "../blobs/blob_store.ts";
+import type { BlobStore } from "../blobs/blob_store.ts";
 
 /** What a finished output file is. */
 export interface FinishedOutput {
@@ -28,10 +28,12 @@ export interface OutputFile {
   /** Appends bytes (all of them). */
   write(bytes: Uint8Array): Promise<void>;
   /**
-   * Makes the file final. With a `prefix`, the file holds the prefix's UTF-8
-   * and then what was written (a failed tool's status before its output).
+   * The bytes written so far, a chunk at a time (one buffer, reused: copy
+   * what you keep). For an output that becomes part of another.
    */
-  finish(prefix?: string): Promise<FinishedOutput>;
+  read(): AsyncGenerator<Uint8Array>;
+  /** Makes the file final. */
+  finish(): Promise<FinishedOutput>;
   /** Drops the file. Idempotent. */
   abort(): Promise<void>;
 }
@@ -61,8 +63,8 @@ export const SPOOL_PREFIX = "output-";
  * const sink = blobSink(new BlobStore(await Deno.makeTempDir()), 1024);
  * const file = await sink.open();
  * await file.write(new TextEncoder().encode("lines"));
- * const done = await file.finish("exit code 1\n");
- * assert.equal(await Deno.readTextFile(done.path), "exit code 1\nlines");
+ * const done = await file.finish();
+ * assert.equal(await Deno.readTextFile(done.path), "lines");
  * assert.equal(done.temporary, false);
  * ```
  */
@@ -70,38 +72,18 @@ export function blobSink(store: BlobStore, windowBytes: number): OutputSink {
   return {
     windowBytes,
     open: async () => {
-      let writer = await store.writer();
-      const file: OutputFile = {
+      const writer = await store.writer();
+      return {
         write: (bytes) => writer.write(bytes),
-        finish: async (prefix = "") => {
-          if (prefix !== "") writer = await withPrefix(writer, prefix, () => store.writer());
+        read: () => readChunks(writer.temp),
+        finish: async () => {
           const blob = await writer.finish();
           return { path: blob.path, ref: blob.ref, temporary: false };
         },
         abort: () => writer.abort(),
       };
-      return file;
     },
   };
-}
-
-/** A blob writer holding `prefix` and then what `old` holds; `old` is dropped. */
-async function withPrefix(
-  old: BlobWriter,
-  prefix: string,
-  open: () => Promise<BlobWriter>,
-): Promise<BlobWriter> {
-  const next = await open();
-  try {
-    await next.writeText(prefix);
-    await copyFile(old.temp, (bytes) => next.write(bytes));
-  } catch (error) {
-    await next.abort();
-    throw error;
-  } finally {
-    await old.abort();
-  }
-  return next;
 }
 
 /**
@@ -124,52 +106,38 @@ export function spoolSink(dir: string, windowBytes: number): OutputSink {
     windowBytes,
     open: async () => {
       await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-      const create = async () => {
-        const path = join(dir, `${SPOOL_PREFIX}${crypto.randomUUID()}.txt`);
-        return { path, file: await Deno.open(path, { write: true, createNew: true, mode: 0o600 }) };
-      };
-      let spool = await create();
+      const path = join(dir, `${SPOOL_PREFIX}${crypto.randomUUID()}.txt`);
+      const spool = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
       let open = true;
       const close = () => {
-        if (open) spool.file.close();
+        if (open) spool.close();
         open = false;
       };
-      const file: OutputFile = {
+      return {
         write: async (bytes) => {
-          for (let at = 0; at < bytes.length;) at += await spool.file.write(bytes.subarray(at));
+          for (let at = 0; at < bytes.length;) at += await spool.write(bytes.subarray(at));
         },
-        finish: async (prefix = "") => {
+        read: () => readChunks(path),
+        finish: () => {
           close();
-          if (prefix === "") return { path: spool.path, temporary: true };
-          const old = spool.path;
-          spool = await create();
-          open = true;
-          try {
-            await file.write(new TextEncoder().encode(prefix));
-            await copyFile(old, file.write);
-          } finally {
-            close();
-            await Deno.remove(old).catch(() => {});
-          }
-          return { path: spool.path, temporary: true };
+          return Promise.resolve({ path, temporary: true });
         },
         abort: async () => {
           close();
-          await Deno.remove(spool.path).catch(() => {});
+          await Deno.remove(path).catch(() => {});
         },
       };
-      return file;
     },
   };
 }
 
-/** Streams file `path` into `write`, a chunk at a time. */
-async function copyFile(path: string, write: (bytes: Uint8Array) => Promise<void>): Promise<void> {
+/** The bytes of file `path`, 64 KiB at a time (as from a pipe) through one buffer. */
+async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
   using file = await Deno.open(path, { read: true });
-  const buffer = new Uint8Array(1 << 20);
+  const buffer = new Uint8Array(64 * 1024);
   for (;;) {
     const read = await file.read(buffer);
     if (read === null) return;
-    await write(buffer.subarray(0, read));
+    yield buffer.subarray(0, read);
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Outputs too large to hold (a local tool's stdout, `fs_read_file`):
+ * Outputs too large to hold (a local tool's stdout and stderr, `fs_read_file`):
  *
  * - memory: a local tool printing 1 GiB, measured as peak RSS above an idle
  *   runtime (the same turn with 1 KiB) in fresh processes through
- *   `tests/bench/memory_peak.ts`, plain, with `spill = true`, and
- *   `fs_read_file` of a 1 GiB file. Target: under 64 MiB. Printed before the
+ *   `tests/bench/memory_peak.ts`, plain, with `spill = true`, to stderr
+ *   (and failing), and `fs_read_file` of a 1 GiB file. Target: under 64 MiB. Printed before the
  *   bench table, once each workload was checked (the whole size reached the
  *   Host, 256KB was recorded);
  * - time: streaming 64 MiB through an `OutputCollector` into a spool file,
@@ -40,6 +40,7 @@ async function memoryFigure(source: Source, extra: readonly string[], label: str
 if (Deno.build.os === "linux") {
   await memoryFigure("local-stream", [], "local tool printing 1 GiB");
   await memoryFigure("local-stream", ["--spill"], "local tool printing 1 GiB, spill = true");
+  await memoryFigure("local-stderr", [], "failing local tool printing 1 GiB to stderr");
   await memoryFigure("file", [], "fs_read_file of a 1 GiB file");
 }
 

@@ -20,7 +20,9 @@
  * - `--source local` (default): `examples/tools/noisy_test_run.ts`, read from
  *   a pipe; `local-stream`: `tests/fixtures/memory/print_mib.ts`, which
  *   prints its output a chunk at a time (for sizes like 1 GiB that the
- *   example tool would have to build in memory first); `file`: the builtin
+ *   example tool would have to build in memory first); `local-stderr`: the
+ *   same tool printing to stderr and failing (the response is its status,
+ *   then the stderr; `--mib` is the stderr's size); `file`: the builtin
  *   `fs_read_file` on a file of that size written beforehand; `upstream`: `big_report` of `examples/upstream_server.ts` over
  *   stdio MCP; `builtin`: a TypeScript tool returning the text from memory
  *   (its text is built in this process and counts towards the peak).
@@ -68,7 +70,7 @@ export interface MemoryPeakReport {
 }
 
 /** Where the result comes from; see the module doc. */
-export type Source = "local" | "local-stream" | "file" | "upstream" | "builtin";
+export type Source = "local" | "local-stream" | "local-stderr" | "file" | "upstream" | "builtin";
 /** How the turn runs; see the module doc. */
 export type Via = "runtime" | "cli" | "cli-quiet";
 
@@ -76,6 +78,8 @@ const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const MIB = 1024 * 1024;
 /** The baseline's result: small, but through the same tool and the same path. */
 const BASELINE_BYTES = 1024;
+/** What heads the response of `local-stderr`: its status and stderr's label. */
+const STDERR_HEADING = "exit code 1\n\nstderr:\n";
 
 /**
  * This process's peak resident set size in bytes, and where it was read.
@@ -122,6 +126,11 @@ command = [${deno}, "run", "examples/tools/noisy_test_run.ts"]
       return `[conversation.tools.produce]
 source = "local"
 command = [${deno}, "run", "tests/fixtures/memory/print_mib.ts"]
+`;
+    case "local-stderr":
+      return `[conversation.tools.produce]
+source = "local"
+command = [${deno}, "run", "tests/fixtures/memory/print_mib.ts", "stderr"]
 `;
     case "upstream":
       return `[providers.mcp.reports]
@@ -198,10 +207,15 @@ async function turnViaRuntime(
     if (turn.status !== "finished") throw new Error(`the turn failed: ${turn.reason}`);
     const response = turn.messages.find((m) => m.role === "tool");
     if (response === undefined || response.role !== "tool") throw new Error("no tool message");
-    if (response.isError) throw new Error(`the tool failed: ${response.content.slice(0, 500)}`);
-    const originalBytes = turn.notices[0]?.originalBytes ?? resultBytes;
-    if (originalBytes !== resultBytes) {
-      throw new Error(`the tool returned ${originalBytes} bytes, not ${resultBytes}`);
+    // `local-stderr` fails on purpose: its response is the status, then the output.
+    const failing = source === "local-stderr";
+    if (response.isError !== failing || (failing && !response.content.startsWith(STDERR_HEADING))) {
+      throw new Error(`unexpected response: ${response.content.slice(0, 500)}`);
+    }
+    const expectedBytes = resultBytes + (failing ? STDERR_HEADING.length : 0);
+    const originalBytes = turn.notices[0]?.originalBytes ?? expectedBytes;
+    if (originalBytes !== expectedBytes) {
+      throw new Error(`the tool returned ${originalBytes} bytes, not ${expectedBytes}`);
     }
     return new TextEncoder().encode(response.content).length;
   } finally {
@@ -306,9 +320,9 @@ async function measure(
 
 if (import.meta.main) {
   const source = (flag("source") ?? "local") as Source;
-  if (!["local", "local-stream", "file", "upstream", "builtin"].includes(source)) {
+  if (!["local", "local-stream", "local-stderr", "file", "upstream", "builtin"].includes(source)) {
     throw new TypeError(
-      `--source must be local, local-stream, file, upstream or builtin, got ${source}`,
+      `--source must be local, local-stream, local-stderr, file, upstream or builtin, got ${source}`,
     );
   }
   const via = (flag("via") ?? "runtime") as Via;

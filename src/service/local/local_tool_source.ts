@@ -6,9 +6,10 @@
  * a command line. stdout is the content; a non-zero exit, a signal, a
  * timeout or a command that cannot start is an `isError` result the
  * assistant can read. The output is not capped here: the Host caps it at
- * phase end. Given an output sink, stdout streams through an
+ * phase end. Given an output sink, stdout and stderr each stream through an
  * {@linkcode OutputCollector}: a large output goes to the sink's file and
- * only a window of it stays in memory, whatever its size.
+ * only a window of it stays in memory, whatever its size. stderr is read
+ * only for a failure, whose text is the status, stderr, then stdout.
  *
  * @module
  */
@@ -21,11 +22,11 @@ import {
   type ToolResult,
   type ToolSource,
 } from "../tool_source.ts";
-import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, requireTimeoutMs, timedOutText } from "../tool_timeout.ts";
 import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
 import { collectedResult, OutputCollector } from "../output_collector.ts";
+import type { OutputSink } from "../output_sink.ts";
 
 /**
  * The largest arguments JSON also passed in `SPILLWAY_TOOL_ARGUMENTS`: 64 KiB.
@@ -139,6 +140,7 @@ export class LocalToolSource implements ToolSource {
     const stdin = new TextEncoder().encode(json);
     const timeoutMs = spec.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const stdout = new OutputCollector(options.output);
+    const stderr = new OutputCollector(options.output);
     const run = runProcess(spec.command, {
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
       env: {
@@ -151,6 +153,7 @@ export class LocalToolSource implements ToolSource {
       killGraceMs: this.#killGraceMs,
       signal: AbortSignal.any([options.signal, this.#closing.signal]),
       onStdout: (chunk) => stdout.push(chunk),
+      onStderr: (chunk) => stderr.push(chunk),
     });
     this.#running.add(run.settled);
     void run.settled.then(() => this.#running.delete(run.settled));
@@ -158,11 +161,11 @@ export class LocalToolSource implements ToolSource {
     try {
       outcome = await run.outcome;
     } catch (error) {
-      // Nobody will read this output: drop its file once the pipe is drained.
-      void run.settled.then(() => stdout.abort());
+      // Nobody will read this output: drop its files once the pipes are drained.
+      void run.settled.then(() => Promise.all([stdout.abort(), stderr.abort()]));
       throw error;
     }
-    return await toResult(spec, timeoutMs, outcome, stdout);
+    return await toResult(spec, timeoutMs, outcome, { stdout, stderr, sink: options.output });
   }
 
   /** Kills every running call's process group (its `call()` rejects with {@linkcode ToolLostError}) and waits until all are reaped. */
@@ -174,37 +177,31 @@ export class LocalToolSource implements ToolSource {
   }
 }
 
-/** Turns a process outcome, and its stdout, into the tool's result. */
+/** A call's two output streams, and where a large response goes. */
+interface CallOutput {
+  readonly stdout: OutputCollector;
+  readonly stderr: OutputCollector;
+  readonly sink: OutputSink | undefined;
+}
+
+/** Turns a process outcome, and its output, into the tool's result. */
 async function toResult(
   spec: LocalToolSpec,
   timeoutMs: number,
   outcome: ProcessOutcome,
-  stdout: OutputCollector,
+  output: CallOutput,
 ): Promise<ToolResult> {
   if (outcome.kind === "not_started") {
-    await stdout.abort();
     return failure(await describeSpawnFailure(spec, outcome.error));
   }
-  const stderr = decode(outcome.stderr);
-  // The text is all we keep: free the bytes now, not at the next GC.
-  releaseBytes(outcome.stderr);
-  await stdout.end();
-  const hasStdout = stdout.bytes > 0;
-  if (outcome.kind === "timed_out") {
-    const prefix = timedOutText(timeoutMs) + statusLines("", stderr, hasStdout);
-    return collectedResult(await stdout.finish(prefix), true);
-  }
+  if (outcome.kind === "timed_out") return await failureResult(timedOutText(timeoutMs), output);
   if (outcome.signal !== null) {
-    const prefix = statusLines(`killed by signal ${outcome.signal}`, stderr, hasStdout);
-    return collectedResult(await stdout.finish(prefix), true);
+    return await failureResult(`killed by signal ${outcome.signal}`, output);
   }
-  if (outcome.code !== 0) {
-    return collectedResult(
-      await stdout.finish(statusLines(`exit code ${outcome.code}`, stderr, hasStdout)),
-      true,
-    );
-  }
-  return collectedResult(await stdout.finish(), false);
+  if (outcome.code !== 0) return await failureResult(`exit code ${outcome.code}`, output);
+  // A success's stderr is not part of its result.
+  await output.stderr.abort();
+  return collectedResult(await output.stdout.finish(), false);
 }
 
 function failure(text: string): ToolResult {
@@ -212,14 +209,30 @@ function failure(text: string): ToolResult {
 }
 
 /**
- * Heads a failure with what happened, then stderr (usually the reason), then
- * the label of stdout, which follows.
+ * A failure's result: what happened, then stderr (usually the reason), then
+ * stdout under its label. Each part is appended from its own collector, so a
+ * huge stderr is no more held than a huge stdout.
  */
-function statusLines(headline: string, stderr: string, hasStdout: boolean): string {
-  let text = headline;
-  if (stderr !== "") text += `\n\nstderr:\n${stderr}`;
-  if (hasStdout) text += `${text.endsWith("\n") ? "\n" : "\n\n"}stdout:\n`;
-  return text;
+async function failureResult(headline: string, output: CallOutput): Promise<ToolResult> {
+  const { stdout, stderr } = output;
+  await Promise.all([stdout.end(), stderr.end()]);
+  const text = new OutputCollector(output.sink);
+  try {
+    await text.pushText(headline);
+    const hasStderr = stderr.bytes > 0;
+    if (hasStderr) {
+      await text.pushText("\n\nstderr:\n");
+      await stderr.appendTo(text);
+    }
+    if (stdout.bytes > 0) {
+      await text.pushText(`${hasStderr && stderr.endsWithNewline ? "\n" : "\n\n"}stdout:\n`);
+      await stdout.appendTo(text);
+    }
+    return collectedResult(await text.finish(), true);
+  } catch (error) {
+    await Promise.all([text.abort(), stdout.abort(), stderr.abort()]);
+    throw error;
+  }
 }
 
 async function describeSpawnFailure(spec: LocalToolSpec, error: Error): Promise<string> {
@@ -242,15 +255,6 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/**
- * Decodes tool output as UTF-8. Invalid bytes become U+FFFD; a leading BOM,
- * NUL bytes and escape sequences are kept as they are (the Host renders and
- * caps; it must see what the tool wrote).
- */
-function decode(bytes: Uint8Array): string {
-  return bytes.byteLength === 0 ? "" : new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
 }
 
 function validateSpec(spec: LocalToolSpec): void {

@@ -10,8 +10,9 @@
  * 100 MB before reading its input cannot deadlock on a full pipe. Each stream
  * is collected into one {@linkcode ByteBuffer}, whose memory is about the
  * output's size; the caller owns the returned bytes and may free them
- * (`bytes.buffer.transferToFixedLength(0)`) once decoded. Or stdout goes to
- * a consumer a chunk at a time (`onStdout`), which holds what it likes.
+ * (`bytes.buffer.transferToFixedLength(0)`) once decoded. Or each stream goes
+ * to a consumer a chunk at a time (`onStdout`, `onStderr`), which holds what
+ * it likes.
  *
  * @module
  */
@@ -49,6 +50,8 @@ export interface RunProcessOptions {
    * memory. It must not reject. Default: stdout is collected.
    */
   readonly onStdout?: (chunk: Uint8Array) => Promise<void>;
+  /** Takes stderr a chunk at a time, as `onStdout` does stdout. Default: stderr is collected. */
+  readonly onStderr?: (chunk: Uint8Array) => Promise<void>;
 }
 
 /** How a process run ended. */
@@ -130,7 +133,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
   const stderrReader = child.stderr.getReader();
   const stdinWriter = child.stdin.getWriter();
   const stdout = readAll(stdoutReader, options.onStdout);
-  const stderr = readAll(stderrReader);
+  const stderr = readAll(stderrReader, options.onStderr);
   const stdinDone = writeAll(stdinWriter, options.stdin ?? new Uint8Array());
   const status = child.status.then((s) => {
     // The leader is gone: whatever it left running in its group is an
