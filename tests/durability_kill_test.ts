@@ -3,8 +3,9 @@
  * process runs turns through the real pipeline (createRuntime, the
  * in-process execution service, the file store) and prints a `released`
  * line the moment each result is released to its caller
- * (tests/fixtures/kill/commit_loop.ts). The parent kills it with SIGKILL at
- * a random moment, then checks that
+ * (tests/fixtures/kill/commit_loop.ts). The parent kills it with SIGKILL,
+ * at a random moment or where the child stopped itself (see `KILLS`), then
+ * checks that
  *
  * - the log parses: every line but the last is a JSON event, and
  *   `FileStreamStore` loads it with at most one warning (a torn last line),
@@ -21,10 +22,11 @@
  * before released) and the torn-line handling, not the fsync itself; the
  * fsync count is covered by the flush tests and the commit benchmark.
  *
- * Every random choice (each trial's kill delay, and the seed each child
- * draws its sizes and call counts from) comes from one test seed, printed
- * when the test fails and replayed with `SPILLWAY_TEST_SEED`. Where in its
- * work a child is when the kill lands still depends on the machine's load.
+ * Every random choice (each trial's kill delay or stopping point, and the
+ * seed each child draws its sizes and call counts from) comes from one test
+ * seed, printed when the test fails and replayed with `SPILLWAY_TEST_SEED`.
+ * Where in its work a child is when a timed kill lands still depends on the
+ * machine's load; where a stopped child is does not.
  */
 
 import assert from "node:assert/strict";
@@ -40,45 +42,70 @@ import { planTurnRepair, turnRepairWarning } from "../src/stream/repair_interrup
 import { seededRandom, withTestSeed } from "../src/testing/seed.ts";
 import { spawnKillChild } from "./fixtures/kill/_kill_child.ts";
 
+/**
+ * How each child is killed, one entry per trial. Two kinds:
+ *
+ * - timed: at a random moment (0–400 ms) after its spawn (20 ms at the
+ *   earliest; possibly before the runtime is up), after `ready` (often
+ *   before the first commit), or after its first release (in the middle of
+ *   later turns): wherever that falls;
+ * - stopped: the child stops itself at a point that matters, the Nth time
+ *   it gets there (N from the seed), and is killed there: halfway through
+ *   an append to the log (a torn last line, every time), in the tool
+ *   running a call (the call asked for and unanswered, to repair on open),
+ *   or at a release (recorded, claimed, not yet delivered).
+ *
+ * Each stopping point is reached by every trial aimed at it, so four of
+ * each prove what they are for; the timed kills sample every other moment.
+ * (Timed kills alone reached a torn last line about once in 100 trials.)
+ */
+const KILLS = [
+  ...Array<Kill>(2).fill({ timedFrom: "spawn" }),
+  ...Array<Kill>(2).fill({ timedFrom: "ready" }),
+  ...Array<Kill>(4).fill({ timedFrom: "release" }),
+  ...Array<Kill>(4).fill({ stopAt: "append" }),
+  ...Array<Kill>(4).fill({ stopAt: "call" }),
+  ...Array<Kill>(4).fill({ stopAt: "release" }),
+];
+type Kill =
+  | { readonly timedFrom: "spawn" | "ready" | "release" }
+  | { readonly stopAt: "append" | "call" | "release" };
 /** How many children are killed. */
-const TRIALS = 100;
+const TRIALS = KILLS.length;
 /** Children alive at once: enough to keep 2 cores busy while the parent checks. */
 const PARALLEL = 4;
-/**
- * When the kill is timed from, by trial number modulo 10: one trial in ten
- * from the spawn (20–400 ms, possibly before the runtime is up), two from
- * `ready` (0–400 ms, often before the first commit), the other seven from
- * the first release (0–400 ms, in the middle of later turns).
- */
-type KillMode = "spawn" | "ready" | "release";
-const killMode = (trial: number): KillMode =>
-  trial % 10 === 0 ? "spawn" : trial % 10 <= 2 ? "ready" : "release";
-/** The random part of every kill delay, in ms. */
+/** The random part of every timed kill's delay, in ms. */
 const MAX_KILL_DELAY_MS = 400;
+/** A stopped child stops the Nth time it gets to its point, N up to this (the first turns). */
+const MAX_NTH = 16;
 /**
  * Not a wait: a guard that kills a child that never reaches the moment its
- * kill is timed from (it is broken), so the trial fails instead of hanging.
+ * kill is timed from or the point it stops at (it is broken), so the trial
+ * fails instead of hanging.
  */
 const STALL_GUARD_MS = 60_000;
 
 /** One trial's random choices, drawn from the test seed before any child runs. */
 interface TrialPlan {
   readonly trial: number;
-  readonly mode: KillMode;
-  /** When to kill, in ms after the moment `mode` names. */
+  readonly kill: Kill;
+  /** When a timed kill lands, in ms after the moment it is timed from. */
   readonly delayMs: number;
+  /** Where a stopped child stops, e.g. `call:3`; `none` for a timed kill. */
+  readonly stop: string;
   /** The child's own seed (sizes, call counts). */
   readonly childSeed: number;
 }
 
 function planTrials(seed: number): TrialPlan[] {
   const random = seededRandom(seed);
-  return Array.from({ length: TRIALS }, (_, trial) => {
-    const mode = killMode(trial);
-    const delayMs = mode === "spawn"
+  return KILLS.map((kill, trial) => {
+    const delayMs = "timedFrom" in kill && kill.timedFrom === "spawn"
       ? 20 + random() * (MAX_KILL_DELAY_MS - 20)
       : random() * MAX_KILL_DELAY_MS;
-    return { trial, mode, delayMs, childSeed: Math.floor(random() * 2 ** 32) | 0 };
+    const nth = 1 + Math.floor(random() * MAX_NTH);
+    const stop = "stopAt" in kill ? `${kill.stopAt}:${nth}` : "none";
+    return { trial, kill, delayMs, stop, childSeed: Math.floor(random() * 2 ** 32) | 0 };
   });
 }
 
@@ -100,8 +127,9 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 
 /** Runs one child in `workspace`, kills it as planned, and returns its claims. */
 async function runChild(workspace: string, plan: TrialPlan): Promise<Claim[]> {
-  const { trial, mode, delayMs } = plan;
-  const child = spawnKillChild("commit_loop.ts", [workspace, String(plan.childSeed)]);
+  const { trial, kill: how, delayMs } = plan;
+  const timedFrom = "timedFrom" in how ? how.timedFrom : undefined;
+  const child = spawnKillChild("commit_loop.ts", [workspace, String(plan.childSeed), plan.stop]);
   const stderr = new Response(child.stderr).text();
   const killed = Promise.withResolvers<void>();
   const timers: ReturnType<typeof setTimeout>[] = [];
@@ -117,11 +145,12 @@ async function runChild(workspace: string, plan: TrialPlan): Promise<Claim[]> {
     for (const timer of timers.splice(0)) clearTimeout(timer);
     timers.push(setTimeout(kill, ms));
   };
-  schedule(mode === "spawn" ? delayMs : STALL_GUARD_MS);
+  schedule(timedFrom === "spawn" ? delayMs : STALL_GUARD_MS);
 
   const lines: string[] = [];
   let pending = "";
   let ready = false;
+  let frozen: string | undefined;
   for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
     pending += chunk;
     const parts = pending.split("\n");
@@ -129,10 +158,15 @@ async function runChild(workspace: string, plan: TrialPlan): Promise<Claim[]> {
     for (const line of parts) {
       if (line === "ready" && !ready) {
         ready = true;
-        if (mode === "ready") schedule(delayMs);
+        if (timedFrom === "ready") schedule(delayMs);
         continue;
       }
-      if (lines.length === 0 && mode === "release") schedule(delayMs);
+      if (line.startsWith("frozen ")) {
+        frozen = line.slice("frozen ".length);
+        kill();
+        continue;
+      }
+      if (lines.length === 0 && timedFrom === "release") schedule(delayMs);
       lines.push(line);
     }
   }
@@ -145,8 +179,12 @@ async function runChild(workspace: string, plan: TrialPlan): Promise<Claim[]> {
     "SIGKILL",
     `trial ${trial}: the child ended on its own (code ${status.code}): ${errors}`,
   );
-  assert.ok(ready || mode === "spawn", `trial ${trial}: never ready: ${errors}`);
-  assert.ok(lines.length > 0 || mode !== "release", `trial ${trial}: never released: ${errors}`);
+  assert.ok(ready || timedFrom === "spawn", `trial ${trial}: never ready: ${errors}`);
+  if ("stopAt" in how) {
+    assert.ok(frozen?.startsWith(how.stopAt), `trial ${trial}: never stopped at ${plan.stop}`);
+  }
+  const releases = timedFrom === "release" || ("stopAt" in how && how.stopAt === "release");
+  assert.ok(lines.length > 0 || !releases, `trial ${trial}: never released: ${errors}`);
   // The child writes whole lines in one write, so a kill never splits one.
   assert.equal(pending, "", `trial ${trial}: partial stdout line ${JSON.stringify(pending)}`);
   return lines.map((line) => {
@@ -287,7 +325,14 @@ async function killTrials(seed: number): Promise<void> {
         const workspace = join(root, `trial_${trial}`);
         await Deno.mkdir(workspace);
         const claims = await runChild(workspace, plan);
-        results.push(await verify(workspace, claims, trial));
+        const result = await verify(workspace, claims, trial);
+        // What a stopped child was stopped for, it left, every time.
+        const stoppedAt = "stopAt" in plan.kill ? plan.kill.stopAt : undefined;
+        if (stoppedAt === "append") assert.ok(result.torn, `trial ${trial}: no torn last line`);
+        if (stoppedAt === "call") {
+          assert.ok(result.repairedCalls > 0, `trial ${trial}: no call left to repair`);
+        }
+        results.push(result);
         await Deno.remove(workspace, { recursive: true });
       }
     };
@@ -317,10 +362,9 @@ async function killTrials(seed: number): Promise<void> {
       `something, ${torn} torn last lines, ${unreleased} recorded but unreleased responses, ` +
       `${repaired} trials left calls unanswered (repaired on open)`,
   );
-  // Guards against a vacuous pass: the kills timed from a release have claims to check.
-  const fromRelease = Array.from({ length: TRIALS }, (_, t) => killMode(t))
-    .filter((mode) => mode === "release").length;
-  assert.ok(withClaims >= fromRelease, `only ${withClaims} trials released anything`);
-  // ...and the repair on open gets kills that left calls unanswered (15-18 in 100 here).
-  assert.ok(repaired >= 5, `only ${repaired} trials left calls to repair`);
+  // Guards against a vacuous pass: the kills after a release have claims to check.
+  const releasing =
+    KILLS.filter((kill) => ("timedFrom" in kill ? kill.timedFrom : kill.stopAt) === "release")
+      .length;
+  assert.ok(withClaims >= releasing, `only ${withClaims} trials released anything`);
 }
