@@ -105,6 +105,10 @@ Deno.test("an HTTP upstream: a hang ends at the timeout; while it is gone calls 
   const client = await gw.client();
   const hung = await client.callTool({ name: "hold", arguments: { key: "never" } });
   assert.deepEqual([hung.isError, textOf(hung)], [true, "timed out after 0.5s"]);
+  // The timeout's cancellation goes to the server after the call ended: once it has
+  // arrived, nothing is on its way there, and the next call is the one to find it gone.
+  const arrived = await client.callTool({ name: "until_cancelled", arguments: { key: "never" } });
+  assert.equal(textOf(arrived), "never was cancelled");
   const port = upstream.port;
   await upstream.stop();
   const lost = await client.callTool({ name: "test_simple_text", arguments: {} });
