@@ -5,14 +5,14 @@ import { ExecutionService } from "../service/execution_service.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import { MemoryStreamStore } from "../stream/memory_stream_store.ts";
 import { CollectingNoticeSink } from "../testing/collecting_notice_sink.ts";
-import { FakeToolSource, text, untilAborted } from "../testing/fake_tool_source.ts";
+import { type FakeTool, FakeToolSource, text, untilAborted } from "../testing/fake_tool_source.ts";
 import { scriptedPrompter } from "../testing/scripted_prompter.ts";
 import { SessionHost } from "./session_host.ts";
 
 const CONVERSATION = "20261130-120000-aaaaaa";
 
-/** A service with `hold` (ends when `release(key)` is called) and `echo`. */
-async function setup() {
+/** A service with `hold` (ends when `release(key)` is called), `echo`, and the `extra` tools. */
+async function setup(extra: Readonly<Record<string, FakeTool>> = {}) {
   const gates = new Map<string, PromiseWithResolvers<void>>();
   const gate = (key: string) => {
     if (!gates.has(key)) gates.set(key, Promise.withResolvers());
@@ -24,6 +24,7 @@ async function setup() {
       return text(`released ${args.key}`);
     },
     echo: (args) => Promise.resolve(text(String(args.text))),
+    ...extra,
   });
   const service = new ExecutionService({ sources: [source], barrierFor: () => "record" });
   await service.start();
@@ -39,7 +40,12 @@ async function setup() {
     available: () => service.list().map((tool) => tool.name),
   });
   let next = 0;
-  const call = (name: string, args: Record<string, unknown>) => {
+  /** Calls `name` as a client would; `alter` changes what the service hands back on its way. */
+  const call = (
+    name: string,
+    args: Record<string, unknown>,
+    alter: (result: CallToolResult) => CallToolResult = (result) => result,
+  ) => {
     const callId = `call_${++next}`;
     const result = host.call(
       { id: callId, name, arguments: args },
@@ -48,7 +54,7 @@ async function setup() {
           signal: new AbortController().signal,
           callId,
           session: "s1",
-        }),
+        }).then(alter),
     );
     return { callId, result };
   };
@@ -179,4 +185,59 @@ Deno.test("SessionHost: when its batch cannot be recorded, a call of an unknown 
     s.store.durableEvents(CONVERSATION).map((e) => e.type),
     ["tool_call_request", "tool_call_response"],
   );
+});
+
+/** A tool returning a caption and a 3-byte PNG (`AAAA` in base64). */
+const SHOT: Readonly<Record<string, FakeTool>> = {
+  shot: () =>
+    Promise.resolve({
+      content: [
+        { type: "text", text: "the screen:" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+    }),
+};
+
+Deno.test("SessionHost: an image is delivered whole and recorded block by block", async () => {
+  await using s = await setup(SHOT);
+  const shot = s.call("shot", {});
+  const result = await shot.result;
+  assert.deepEqual(result.content, [
+    { type: "text", text: "the screen:" },
+    { type: "image", data: "AAAA", mimeType: "image/png" },
+  ]);
+  const [, response] = s.store.durableEvents(CONVERSATION);
+  assert.deepEqual(response, {
+    type: "tool_call_response",
+    id: shot.callId,
+    content: "the screen:\n[image: image/png, 3 B]",
+    is_error: false,
+    blocks: [
+      { type: "text", text: "the screen:" },
+      {
+        type: "image",
+        mime_type: "image/png",
+        bytes: 3,
+        digest: "sha256:709e80c88487a2411e1ee4dfb9f22a861492d20c4765150c0c794abd70f8147c",
+      },
+    ],
+  });
+});
+
+Deno.test("SessionHost: an image whose bytes changed after it was recorded is not delivered, though its text is the same", async () => {
+  await using s = await setup(SHOT);
+  // Same size, so the same placeholder line: only the digest tells them apart.
+  const shot = s.call("shot", {}, (result) => ({
+    ...result,
+    content: result.content.map((block) =>
+      block.type === "image" ? { ...block, data: "AAAB" } : block
+    ),
+  }));
+  assert.deepEqual(await shot.result, {
+    content: [{
+      type: "text",
+      text: `the result of call \`${shot.callId}\` differs from what was recorded: not delivered`,
+    }],
+    isError: true,
+  });
 });
