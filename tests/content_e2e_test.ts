@@ -191,6 +191,44 @@ text = "Read it."
   }
 });
 
+Deno.test("query: a result of structured content alone shows and records its JSON, not an empty result", async () => {
+  const server = join(REPO, "tests", "fixtures", "content", "report_server.ts");
+  const workspace = await workspaceWith(
+    `[providers.mcp.reports]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ["run", "--quiet", "--no-lock", "--allow-env", ${JSON.stringify(server)}]
+`,
+    {
+      "script.toml": `[[cycles]]
+text = "Counting."
+tool_calls = [{ id = "call_1", name = "counts", arguments = {} }]
+
+[[cycles]]
+text = "200 lines."
+`,
+    },
+  );
+  try {
+    const run = await query(workspace, ["--script", join(workspace, "script.toml"), "count"]);
+    assert.equal(run.code, 0, run.stderr);
+    const json = '{"summary":12,"findings":180,"appendix":8}';
+    assert.ok(
+      run.stdout.includes(`◂ counts (call_1) result: 1 line, ${json.length} B\n  │ ${json}\n`),
+      run.stdout,
+    );
+    assert.deepEqual((await responsesOf(workspace, conversationIdOf(run))).get("call_1"), {
+      type: "tool_call_response",
+      id: "call_1",
+      content: json,
+      is_error: false,
+      structured_content: { bytes: json.length, digest: sha256(json) },
+    });
+  } finally {
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
+
 Deno.test("serve --stdio in front of server-everything: an SDK client gets the uncut image and resource blocks, recorded block by block", async () => {
   await cacheEverything();
   const dir = await Deno.makeTempDir({ prefix: "spillway_content_serve_" });

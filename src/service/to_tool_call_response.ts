@@ -24,7 +24,8 @@ type McpBlock = CallToolResult["content"][number];
 /**
  * The {@linkcode ToolCallResponse} of call `id` for an MCP result. A result
  * of text blocks only keeps no `blocks` (its text is all there is); any other
- * block makes the response carry all of them, typed, in order. `result` must
+ * block makes the response carry all of them, typed, in order. A result with
+ * no blocks but `structuredContent` has its JSON text as content. `result` must
  * be valid MCP: the service checks every result before it parks, and SDK
  * clients check what they receive.
  *
@@ -47,9 +48,14 @@ type McpBlock = CallToolResult["content"][number];
 export function toToolCallResponse(id: string, result: ToolResult): ToolCallResponse {
   const isError = result.isError === true;
   const { structuredContent } = result;
-  const structured = structuredContent === undefined ? undefined : identify(structuredContent);
-  let texts: string[] | undefined = [];
+  const json = structuredContent === undefined ? undefined : JSON.stringify(structuredContent);
+  const structured = json === undefined ? undefined : identify(json);
   const content = result.content as readonly McpBlock[];
+  if (content.length === 0 && json !== undefined && structured !== undefined) {
+    // Structured content alone: its JSON is the text (as MCP asks tools to send it), never "".
+    return { id, content: json, isError, structuredContent: structured };
+  }
+  let texts: string[] | undefined = [];
   for (const block of content) {
     if (block.type !== "text") {
       texts = undefined;
@@ -121,8 +127,7 @@ function digest(bytes: Uint8Array | string): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
-/** The size and digest of `structured`'s JSON text. */
-function identify(structured: Readonly<Record<string, unknown>>): StructuredContentInfo {
-  const json = JSON.stringify(structured);
+/** The size and digest of a `structuredContent`'s JSON text. */
+function identify(json: string): StructuredContentInfo {
   return { bytes: utf8Length(json), digest: digest(json) };
 }

@@ -131,3 +131,14 @@ Deno.test("toToolCallResponse() identifies structuredContent by the size and dig
     },
   );
 });
+
+Deno.test("toToolCallResponse() of structuredContent without any block is its JSON text, never empty", () => {
+  const structured = { rows: 3, ok: true };
+  const json = JSON.stringify(structured);
+  assert.deepEqual(toToolCallResponse("c", { content: [], structuredContent: structured }), {
+    id: "c",
+    content: json,
+    isError: false,
+    structuredContent: { bytes: json.length, digest: sha256(json) },
+  });
+});
