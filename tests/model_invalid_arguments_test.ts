@@ -130,3 +130,50 @@ for (const api of APIS) {
     });
   });
 }
+
+/** What the model reads when its output limit cut the arguments, per API (golden). */
+const CUT_BY_LIMIT: Record<ModelApi["name"], string> = {
+  anthropic: RESPONSE.replace(
+    / The call was not run: .*$/,
+    ' The answer stopped at the model\'s output limit (stop_reason "max_tokens") in these ' +
+      "arguments: they were cut short. The call was not run: send it again with shorter " +
+      "arguments as one JSON object (a long text over several calls); if they cannot be " +
+      "shorter, the limit must be raised: max_tokens under [providers.llm.anthropic], now 8192.",
+  ),
+  openai: RESPONSE.replace(
+    / The call was not run: .*$/,
+    ' The answer stopped at the model\'s output limit (finish_reason "length") in these ' +
+      "arguments: they were cut short. The call was not run: send it again with shorter " +
+      "arguments as one JSON object (a long text over several calls); if they cannot be " +
+      "shorter, the limit must be raised: the server's limit on output tokens (spillway sets none).",
+  ),
+};
+
+for (const api of APIS) {
+  Deno.test(`${api.name}: arguments cut by the model's output limit are answered with an error saying so`, async () => {
+    await withFake(async (server, workspace) => {
+      server.reply(
+        api.answer({
+          text: "Running the tests.",
+          toolCalls: [{ id: "call_bad", name: "noisy_test_run", arguments: CUT_SHORT }],
+          atOutputLimit: true,
+        }),
+        api.answer({ text: "I will ask for less." }),
+      );
+      const run = await queryModel(api, server, workspace, "Run the tests");
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(server.requests.length, 2);
+      assert.deepEqual(api.toolResults(server.requests[1]!), [{
+        id: "call_bad",
+        content: CUT_BY_LIMIT[api.name],
+      }]);
+      // Recorded as delivered.
+      const events = await recordedEvents(workspace, conversationIdOf(run));
+      const response = events.find((e) => e.type === "tool_call_response");
+      assert.equal(
+        response?.type === "tool_call_response" && response.content,
+        CUT_BY_LIMIT[api.name],
+      );
+    });
+  });
+}

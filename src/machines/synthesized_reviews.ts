@@ -98,17 +98,30 @@ export function unavailableToolReview(call: ToolCall, available: readonly string
  * is not run. Quotes the start of what the model sent as a JSON string (one
  * line, control characters escaped, at most
  * {@linkcode MAX_QUOTED_ARGUMENT_CHARS} characters) and says what is wrong
- * with it, so the model can send the call again.
+ * with it, so the model can send the call again. When the answer stopped
+ * at the model's output limit in these arguments (`outputLimit`), it says
+ * that they were cut short, and what helps: shorter arguments, or a higher
+ * limit.
  */
 export function invalidArgumentsReview(call: ToolCall): Review {
   const text = call.invalidArguments ?? "";
   const { summary, detail } = readCallArguments(text).problem ??
     { summary: "not a JSON object", detail: "The provider could not read them" };
+  const head = `the arguments of call ${call.id} to tool ${call.name} are ${summary}: ` +
+    `${quoted(text)}\n${visible(detail)}. `;
+  const limit = call.outputLimit;
+  if (limit === undefined) {
+    return errorReview(
+      call,
+      `${head}The call was not run: send it again with its arguments as one JSON object.`,
+    );
+  }
   return errorReview(
     call,
-    `the arguments of call ${call.id} to tool ${call.name} are ${summary}: ${quoted(text)}\n` +
-      `${visible(detail)}. The call was not run: send it again with its arguments as one JSON ` +
-      "object.",
+    `${head}The answer stopped at the model's output limit (${limit.stop}) in these ` +
+      "arguments: they were cut short. The call was not run: send it again with shorter " +
+      "arguments as one JSON object (a long text over several calls); if they cannot be " +
+      `shorter, the limit must be raised: ${limit.raise}.`,
   );
 }
 

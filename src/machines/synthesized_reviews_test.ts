@@ -37,6 +37,42 @@ Deno.test("invalidArgumentsReview() quotes what the model sent and says what is 
   );
 });
 
+Deno.test("invalidArgumentsReview() says when the model's output limit cut the arguments, and what helps (golden)", () => {
+  const anthropic = invalidArgumentsReview({
+    ...call('{"path": "a.txt", "content": "line 1\\nline'),
+    outputLimit: {
+      stop: 'stop_reason "max_tokens"',
+      raise: "max_tokens under [providers.llm.anthropic], now 8192",
+    },
+  });
+  assert.equal(
+    anthropic.response.content,
+    "the arguments of call call_7 to tool read_file are not valid JSON: " +
+      '"{\\"path\\": \\"a.txt\\", \\"content\\": \\"line 1\\\\nline"\n' +
+      "Unterminated string in JSON at position 42 (line 1 column 43). " +
+      'The answer stopped at the model\'s output limit (stop_reason "max_tokens") in these ' +
+      "arguments: they were cut short. The call was not run: send it again with shorter " +
+      "arguments as one JSON object (a long text over several calls); if they cannot be " +
+      "shorter, the limit must be raised: max_tokens under [providers.llm.anthropic], now 8192.",
+  );
+  const openai = invalidArgumentsReview({
+    ...call('{"path": "a.txt"'),
+    outputLimit: {
+      stop: 'finish_reason "length"',
+      raise: "the server's limit on output tokens (spillway sets none)",
+    },
+  });
+  assert.equal(
+    openai.response.content,
+    'the arguments of call call_7 to tool read_file are not valid JSON: "{\\"path\\": \\"a.txt\\""\n' +
+      "Expected ',' or '}' after property value in JSON at position 16 (line 1 column 17). " +
+      'The answer stopped at the model\'s output limit (finish_reason "length") in these ' +
+      "arguments: they were cut short. The call was not run: send it again with shorter " +
+      "arguments as one JSON object (a long text over several calls); if they cannot be " +
+      "shorter, the limit must be raised: the server's limit on output tokens (spillway sets none).",
+  );
+});
+
 Deno.test("invalidArgumentsReview() quotes at most the first 200 characters, whole, and the size of all", () => {
   const long = '{"text": "' + "🙂".repeat(300);
   assert.equal(

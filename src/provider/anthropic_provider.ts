@@ -112,7 +112,10 @@ export class AnthropicProvider implements Provider {
 
   /** Streams one answer; rejects with a `provider_failed` error in one clear line. */
   async complete(request: ProviderRequest): Promise<AssistantMessage> {
-    const answer = new StreamedAnswer(this.model, request);
+    const answer = new StreamedAnswer(this.model, request, {
+      stop: 'stop_reason "max_tokens"',
+      raise: `max_tokens under [providers.llm.anthropic], now ${this.#maxTokens}`,
+    });
     await readStream({
       open: () =>
         this.#client.messages.create({
@@ -153,8 +156,14 @@ class StreamedAnswer {
   #output = 0;
   #reported = false;
   #stopped = false;
+  #atOutputLimit = false;
 
-  constructor(readonly model: string, readonly request: ProviderRequest) {}
+  /** @param outputLimit what a call cut by the output limit is told */
+  constructor(
+    readonly model: string,
+    readonly request: ProviderRequest,
+    readonly outputLimit: NonNullable<ToolCall["outputLimit"]>,
+  ) {}
 
   add(event: StreamEvent): void {
     switch (event.type) {
@@ -200,6 +209,7 @@ class StreamedAnswer {
         }
         this.#output = usage.output_tokens; // cumulative
         this.#reported = true;
+        if (event.delta.stop_reason === "max_tokens") this.#atOutputLimit = true;
         break;
       }
       case "message_stop":
@@ -214,12 +224,18 @@ class StreamedAnswer {
     if (!this.#stopped) {
       throw malformedAnswer(this.model, "the stream ended before the answer did (no message_stop)");
     }
-    const toolCalls: ToolCall[] = [];
-    for (const [, block] of [...this.#blocks.entries()].sort(([a], [b]) => a - b)) {
-      if (block.kind !== "tool") continue;
+    const tools = [...this.#blocks.entries()].sort(([a], [b]) => a - b)
+      .flatMap(([, block]) => block.kind === "tool" ? [block] : []);
+    const toolCalls: ToolCall[] = tools.map((block, index) => {
       const json = block.json === "" ? JSON.stringify(block.start ?? {}) : block.json;
-      toolCalls.push(toolCallOf({ id: block.id, name: block.name }, json));
-    }
+      // Blocks stream one after another: only the last can have been cut by the limit.
+      const cut = this.#atOutputLimit && index === tools.length - 1;
+      return toolCallOf(
+        { id: block.id, name: block.name },
+        json,
+        cut ? this.outputLimit : undefined,
+      );
+    });
     const usage: TokenUsage | undefined = this.#reported
       ? { inputTokens: this.#input, outputTokens: this.#output }
       : undefined;

@@ -103,6 +103,39 @@ Deno.test("AnthropicProvider passes on a tool_use whose input_json_delta pieces 
   });
 });
 
+Deno.test("AnthropicProvider marks the last tool_use of an answer stopped by max_tokens, when its input is cut", async () => {
+  await withServer(async (server, provider) => {
+    server.reply(anthropicAnswer({
+      toolCalls: [
+        { id: "toolu_a", name: "read_log", arguments: '"build.log"' },
+        { id: "toolu_b", name: "read_log", arguments: '{"path": "bu' },
+      ],
+      atOutputLimit: true,
+    }));
+    assert.deepEqual((await provider({ maxTokens: 512 }).complete(request())).toolCalls, [
+      // Not the last block: the limit did not cut it, it is wrong as it was sent.
+      { id: "toolu_a", name: "read_log", arguments: {}, invalidArguments: '"build.log"' },
+      {
+        id: "toolu_b",
+        name: "read_log",
+        arguments: {},
+        invalidArguments: '{"path": "bu',
+        outputLimit: {
+          stop: 'stop_reason "max_tokens"',
+          raise: "max_tokens under [providers.llm.anthropic], now 512",
+        },
+      },
+    ]);
+    // A normal stop: nothing to say about a limit.
+    server.reply(anthropicAnswer({
+      toolCalls: [{ id: "toolu_c", name: "read_log", arguments: '{"path": "bu' }],
+    }));
+    assert.deepEqual((await provider().complete(request())).toolCalls, [
+      { id: "toolu_c", name: "read_log", arguments: {}, invalidArguments: '{"path": "bu' },
+    ]);
+  });
+});
+
 Deno.test("AnthropicProvider sends the model, max_tokens, the tools, tool_result turns and the key", async () => {
   await withServer(async (server, provider) => {
     server.reply(anthropicAnswer({ text: "ok" }));

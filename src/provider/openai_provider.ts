@@ -106,12 +106,22 @@ export class OpenAiProvider implements Provider {
   }
 }
 
+/**
+ * What a call cut by the output limit is told. spillway asks for no limit
+ * (`max_completion_tokens`): the one that stopped the answer is the server's.
+ */
+const OPENAI_OUTPUT_LIMIT = {
+  stop: 'finish_reason "length"',
+  raise: "the server's limit on output tokens (spillway sets none)",
+} as const;
+
 /** One answer being assembled from chunks. */
 class StreamedAnswer {
   #text = "";
   readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
   #usage: TokenUsage | undefined;
   #finished = false;
+  #atOutputLimit = false;
 
   constructor(readonly model: string, readonly request: ProviderRequest) {}
 
@@ -126,6 +136,7 @@ class StreamedAnswer {
     const choice = chunk.choices.find((c) => c.index === 0) ?? chunk.choices[0];
     if (choice === undefined) return;
     if (choice.finish_reason) this.#finished = true;
+    if (choice.finish_reason === "length") this.#atOutputLimit = true;
     const delta = choice.delta ?? {};
     const text = (delta.content ?? "") + (delta.refusal ?? "");
     if (text !== "") {
@@ -153,14 +164,18 @@ class StreamedAnswer {
         "the stream ended before the answer did (no finish_reason)",
       );
     }
-    const toolCalls: ToolCall[] = [...this.#calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, call]) =>
-        toolCallOf({
+    const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b);
+    const toolCalls: ToolCall[] = calls.map(([index, call], position) =>
+      toolCallOf(
+        {
           id: call.id || `call_${this.request.cycle + 1}_${index + 1}`,
           name: this.#nameOf(call.name, index),
-        }, call.arguments)
-      );
+        },
+        call.arguments,
+        // Calls stream one after another: only the last can have been cut by the limit.
+        this.#atOutputLimit && position === calls.length - 1 ? OPENAI_OUTPUT_LIMIT : undefined,
+      )
+    );
     return {
       text: this.#text,
       toolCalls,

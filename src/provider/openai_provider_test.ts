@@ -253,6 +253,41 @@ Deno.test("OpenAiProvider passes on a call whose arguments are not a JSON object
   });
 });
 
+Deno.test("OpenAiProvider marks the last call of an answer stopped by finish_reason length, when its arguments are cut", async () => {
+  await withServer(async (server, provider) => {
+    const limit = {
+      stop: 'finish_reason "length"',
+      raise: "the server's limit on output tokens (spillway sets none)",
+    };
+    server.reply(openAiAnswer({
+      toolCalls: [
+        { id: "c1", name: "read_log", arguments: '["build.log"]' },
+        { id: "c2", name: "read_log", arguments: '{"path": "bu' },
+      ],
+      atOutputLimit: true,
+    }));
+    assert.deepEqual((await provider().complete(request())).toolCalls, [
+      // Not the last call: the limit did not cut it, it is wrong as it was sent.
+      { id: "c1", name: "read_log", arguments: {}, invalidArguments: '["build.log"]' },
+      {
+        id: "c2",
+        name: "read_log",
+        arguments: {},
+        invalidArguments: '{"path": "bu',
+        outputLimit: limit,
+      },
+    ]);
+    // Stopped at the limit with whole arguments: nothing to say.
+    server.reply(openAiAnswer({
+      toolCalls: [{ id: "c3", name: "read_log", arguments: '{"path": "build.log"}' }],
+      atOutputLimit: true,
+    }));
+    assert.deepEqual((await provider().complete(request())).toolCalls, [
+      { id: "c3", name: "read_log", arguments: { path: "build.log" } },
+    ]);
+  });
+});
+
 Deno.test("OpenAiProvider reports an error event sent in the middle of the stream", async () => {
   await withServer(async (server, provider) => {
     server.reply({

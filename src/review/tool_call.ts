@@ -19,4 +19,11 @@ export interface ToolCall {
    * so. Absent for every well-formed call.
    */
   readonly invalidArguments?: string;
+  /**
+   * Set with `invalidArguments` on the last call of an answer that stopped
+   * at the model's output limit: its arguments were most likely cut short
+   * there, and the error response says so. `stop` is the API's word for
+   * that stop (`stop_reason "max_tokens"`), `raise` how the limit is raised.
+   */
+  readonly outputLimit?: { readonly stop: string; readonly raise: string };
 }

@@ -81,7 +81,10 @@ export function anthropicEvents(answer: WireAnswer): string[] {
   }
   if (answer.truncated) return events;
   events.push(event("message_delta", {
-    delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+    delta: {
+      stop_reason: answer.atOutputLimit ? "max_tokens" : calls.length > 0 ? "tool_use" : "end_turn",
+      stop_sequence: null,
+    },
     usage: { output_tokens: usage.output },
   }));
   events.push(event("message_stop", {}));

@@ -33,6 +33,11 @@ export interface WireAnswer {
   readonly usage?: { readonly input: number; readonly output: number };
   /** Leave out the final chunk(s) and `[DONE]`: a stream cut off. Default false. */
   readonly truncated?: boolean;
+  /**
+   * The answer stopped at the model's output limit: finish_reason `length`
+   * (Anthropic: stop_reason `max_tokens`). Default false.
+   */
+  readonly atOutputLimit?: boolean;
 }
 
 /**
@@ -107,7 +112,9 @@ export function openAiEvents(answer: WireAnswer): string[] {
     });
   }
   if (answer.truncated) return events;
-  events.push(delta({}, calls.length > 0 ? "tool_calls" : "stop"));
+  events.push(
+    delta({}, answer.atOutputLimit ? "length" : calls.length > 0 ? "tool_calls" : "stop"),
+  );
   const usage = answer.usage ?? { input: 12, output: 34 };
   events.push(chunk([], {
     usage: {
