@@ -163,6 +163,7 @@ Deno.test("a replay counts lines that are not records, and clamps the step it is
     turn: { state: undefined, status: undefined },
     active: [],
     batches: [],
+    sessions: [],
     unreadable: 0,
   });
   for (const line of ['{"type":"@xstate.snapshot","actor":"turn"', "[1]", "", '{"type":1}']) {

@@ -17,6 +17,7 @@ import type { Browser, Page } from "playwright-core";
 import { InspectionReplay } from "../src/host/inspection_replay.ts";
 import { serveInspector } from "../src/host/inspector_server.ts";
 import { recordRun } from "./_recorded_run.ts";
+import { recordServe } from "./_recorded_serve.ts";
 
 const CHROMIUM = Deno.env.get("SPILLWAY_CHROMIUM") ?? "/usr/bin/chromium";
 const REQUIRED = Deno.env.get("SPILLWAY_REQUIRE_CHROMIUM") === "1";
@@ -98,6 +99,7 @@ Deno.test({
     try {
       await t.step("replays a recorded run with two cut responses", () => replays(browser));
       await t.step("follows a run while its file grows", () => follows(browser));
+      await t.step("shows a serve recording: each session's phases", () => serves(browser));
     } finally {
       await browser.close();
     }
@@ -220,6 +222,47 @@ async function follows(browser: Browser): Promise<void> {
     // The page asks again every second: wait for what it shows, not for time.
     await page.waitForSelector('#status:text-is("turn finished")');
     assert.deepEqual(await litIn(page, "#turn-diagram", "diagram-turn"), ["finished"]);
+  } finally {
+    await page.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function serves(browser: Browser): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const file = join(dir, "serve.jsonl");
+  const server = serveInspector({ file, port: 0 });
+  const page = await browser.newPage();
+  try {
+    await recordServe(dir, file);
+    const replay = new InspectionReplay();
+    for (const line of (await Deno.readTextFile(file)).split("\n")) replay.addLine(line);
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-ready=true]").catch((error) => {
+      throw new Error(`${error.message}\n${problems.join("\n")}`);
+    });
+    assert.deepEqual(problems, []);
+    assert.equal(await page.textContent("#status"), "between phases · 2 sessions");
+    assert.deepEqual(await texts(page, "#batch-tabs .tab"), [
+      "phase 1 · session alpha · 2 calls",
+      "phase 2 · session beta · 1 call",
+    ]);
+    await page.click("#batch-tabs .tab >> nth=0");
+    assert.deepEqual(await texts(page, "#calls tbody td:nth-child(3)"), ["big", "small"]);
+    assert.deepEqual(await texts(page, "#notices li"), [
+      "big: sent 4.0 KB of 48.8 KB to the assistant (size_threshold)",
+    ]);
+    // While alpha's commit releases: lit inside toolPhase, as a turn would run it.
+    await goToStep(page, stepWhere(replay, "session alpha: commit → releasing"));
+    assert.equal(await page.textContent("#status"), "phase running · 2 sessions");
+    assert.deepEqual(await litIn(page, "#turn-diagram", "diagram-turn"), [
+      "toolPhase_committing_releasing",
+      "toolPhase",
+      "toolPhase_committing",
+    ]);
   } finally {
     await page.close();
     await server.shutdown();

@@ -42,6 +42,15 @@ export const OUTPUT_FLAGS: readonly FlagSpec[] = [
   { name: "verbose", short: "v", kind: "count", help: "print more detail" },
 ];
 
+/** `--inspect FILE` of the commands that run the machines (`query`, `serve`). */
+export const INSPECT_FLAG: FlagSpec = {
+  name: "inspect",
+  kind: "string",
+  valueName: "FILE",
+  help: "write the machines' XState inspection events to FILE as JSON lines " +
+    "(spillway inspect --serve FILE shows them)",
+};
+
 /** The {@linkcode loadConfig} options that `--workspace`, `--config` and `--cfg` ask for. */
 export function configOptionsFromFlags(flags: ParsedFlags, io: CommandIo): LoadConfigOptions {
   return {

@@ -26,7 +26,12 @@ import { createRuntime, DEFAULT_WORKSPACE, type QueryResult } from "../runtime/c
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
-import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import {
+  CONFIG_FLAGS,
+  configOptionsFromFlags,
+  INSPECT_FLAG,
+  OUTPUT_FLAGS,
+} from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import { queryProvider } from "./_query_provider.ts";
@@ -71,12 +76,7 @@ when a signal stopped it: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).`,
       valueName: "ID",
       help: "continue this conversation (default: start a new one)",
     },
-    {
-      name: "inspect",
-      kind: "string",
-      valueName: "FILE",
-      help: "write the machines' XState inspection events to FILE as JSON lines",
-    },
+    INSPECT_FLAG,
     ...OUTPUT_FLAGS,
   ],
   positionals: "[prompt...]",

@@ -17,6 +17,7 @@ import { Gateway } from "../gateway/gateway.ts";
 import { isLoopback } from "../gateway/http_access.ts";
 import { serveHttp } from "../gateway/serve_http.ts";
 import { serveStdio } from "../gateway/serve_stdio.ts";
+import { InspectionLog } from "../host/inspection_log.ts";
 import { StopSignals } from "../host/stop_signals.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { reasonText } from "../service/reason_text.ts";
@@ -29,7 +30,12 @@ import { ByteSize } from "../size/byte_size.ts";
 import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
-import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import {
+  CONFIG_FLAGS,
+  configOptionsFromFlags,
+  INSPECT_FLAG,
+  OUTPUT_FLAGS,
+} from "./_common_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
 
@@ -41,7 +47,7 @@ export const serveCommand: Command = {
   name: "serve",
   summary: "be the MCP server of any MCP client: capped, recorded tool results",
   usage: "spillway serve (--stdio | --http [HOST:]PORT) [--workspace DIR] [--config FILE]... " +
-    "[--cfg KEY=VALUE]... [--client-ceiling SIZE] [--no-auth]",
+    "[--cfg KEY=VALUE]... [--client-ceiling SIZE] [--no-auth] [--inspect FILE]",
   description: `Serves the configured tools (builtin, local commands, upstream MCP servers)
 to an MCP client. Each client session records its calls in its own
 conversation under <workspace>/conversations/; results are capped (each
@@ -61,6 +67,10 @@ it off, and is refused unless the address is loopback.
 result is larger than SIZE (at least 1KB); the flag wins over
 serve.client_ceiling. Tools are listed with
 _meta["anthropic/maxResultSizeChars"] set to the limit spillway enforces.
+
+--inspect FILE: every session's phases, as XState inspection events with
+the sizes before and after each cap, one JSON line each, each naming its
+session; spillway inspect --serve FILE shows them live.
 
 SIGINT, SIGTERM or SIGHUP: new calls are refused, running calls are
 cancelled (their cancellation_response is recorded), every result is
@@ -82,6 +92,7 @@ stopped, and spillway exits 0.`,
       help: "no result larger than SIZE, e.g. 500KB (default: none)",
     },
     { name: "no-auth", kind: "boolean", help: "no bearer token (loopback addresses only)" },
+    INSPECT_FLAG,
     ...OUTPUT_FLAGS,
   ],
   run,
@@ -153,6 +164,10 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     onStop: (_signal, says) =>
       io.stderr(`spillway serve: ${says}: finishing the calls in flight, then exiting\n`),
   });
+  const inspectPath = flags.string("inspect");
+  const inspection = inspectPath === undefined
+    ? undefined
+    : await InspectionLog.create(resolve(io.cwd, inspectPath));
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
   // Notices and warnings name tools (from upstream servers, clients, config): one inert line each.
   const printLine = (line: string) =>
@@ -169,6 +184,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       warn: (message) => printLine(`warning: ${message}`),
       // On stdio, stdin is the protocol: nobody can be asked.
       prompter: !stdio && Deno.stdin.isTerminal() ? new TerminalPrompter({ io }) : undefined,
+      ...(inspection === undefined ? {} : { inspect: (session) => inspection.observer(session) }),
     });
     // A misspelled entry would apply to nothing: say so at start, then serve.
     const tools = gateway.tools.map((tool) => tool.name);
@@ -216,6 +232,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     }
     return 0;
   } finally {
+    inspection?.close();
     await stopLogging();
   }
 }

@@ -9,6 +9,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import type { InspectionEvent } from "xstate";
 import { join, resolve } from "node:path";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { Prompter } from "../machines/prompter.ts";
@@ -64,6 +65,11 @@ export interface GatewayOptions {
   readonly warn?: (message: string) => void;
   /** See {@linkcode PARK_PROGRESS_INTERVAL_MS}. Default: that constant. */
   readonly parkProgressIntervalMs?: number;
+  /**
+   * The receiver of one session's XState inspection events (its phases), per
+   * session id (`serve --inspect FILE`). Default: none.
+   */
+  readonly inspect?: (session: string) => (event: InspectionEvent) => void;
 }
 
 /** One connected client. */
@@ -203,6 +209,7 @@ export class Gateway {
       prompter: this.#options.prompter ?? refusingPrompter,
       noticeSink: this.#options.noticeSink ?? stderrNotices,
       available: () => this.#tools.map((tool) => tool.name),
+      ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
     });
     const server = createSessionServer({
       session: id,

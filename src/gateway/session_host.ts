@@ -25,7 +25,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { createActor, toPromise } from "xstate";
+import { createActor, type InspectionEvent, toPromise } from "xstate";
 import { phaseMachine } from "../machines/phase_machine.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
@@ -60,6 +60,8 @@ export interface SessionHostOptions {
   readonly noticeSink: NoticeSink;
   /** The names of the tools the client is offered (listed in the answer to an unknown one). */
   readonly available: () => readonly string[];
+  /** Receives the XState inspection events of the session's phases (`serve --inspect FILE`). */
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /** A call ready for its phase's commit: parked by the service, or (without `parked`) of a tool that does not exist. */
@@ -255,6 +257,8 @@ export class SessionHost {
     }));
     const { policyFor, prompter, noticeSink, available } = this.#options;
     const phase = createActor(phaseMachine, {
+      id: "phase",
+      ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect }),
       input: {
         calls: [],
         joined: batch.map(({ call, parked }) => ({

@@ -30,26 +30,72 @@ export function idsAlong(path: readonly string[]): string[] {
   return path.map((_, i) => mermaidStateId(path.slice(0, i + 1)));
 }
 
+/** A session id as the page names it: a UUID by its first eight characters. */
+export function shortSession(session: string): string {
+  return /^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(session) ? session.slice(0, 8) : session;
+}
+
 /** A size as shown. */
 export function size(bytes: number | undefined): SizeView | undefined {
   return bytes === undefined ? undefined : { bytes, text: ByteSize.fromBytes(bytes).human() };
+}
+
+/**
+ * One line of work: a `query` turn's phases (one at a time), or one client
+ * session's phases in `spillway serve` (sessions run side by side).
+ */
+class Lane {
+  phase: string[] | undefined;
+  commit: string[] | undefined;
+  /** The lane's latest batch. */
+  batch: Batch | undefined;
+
+  constructor(readonly session: string | undefined) {}
 }
 
 /** The fold: what the records so far say. */
 export class ReplayModel {
   turn: string[] = [];
   turnStatus: string | undefined;
-  phase: string[] | undefined;
-  commit: string[] | undefined;
   readonly batches: Batch[] = [];
+  readonly #lanes = new Map<string | undefined, Lane>();
+  /** The lane that acted last: its phase and commit are the ones lit. */
+  #latest: Lane | undefined;
   #cycles = 0;
 
+  /** Whether the records came from `spillway serve` (phases of client sessions, no turn). */
+  get gateway(): boolean {
+    return this.#latest?.session !== undefined;
+  }
+
+  /** The phase that acted last, while it runs. */
+  get phase(): string[] | undefined {
+    return this.#latest?.phase;
+  }
+
+  /** The commit that acted last, while it runs. */
+  get commit(): string[] | undefined {
+    return this.#latest?.commit;
+  }
+
+  /** Whether `batch` is the latest of its lane. */
+  latest(batch: Batch): boolean {
+    return this.#lanes.get(batch.session)?.batch === batch;
+  }
+
+  /** The phase of `batch`'s lane, while it runs (only the lane's latest batch has one). */
+  phaseOf(batch: Batch): string[] | undefined {
+    return this.latest(batch) ? this.#lanes.get(batch.session)?.phase : undefined;
+  }
+
   apply(record: InspectionRecord): void {
-    if (record.facts !== undefined) return this.#applyFacts(record.facts);
+    const lane = this.#lane(record.session);
+    if (record.actor !== "turn") this.#latest = lane;
+    if (record.facts !== undefined) return this.#applyFacts(lane, record.facts);
     if (record.type === "@xstate.actor") {
       // A new life: a phase starts a batch's work, a commit its recording.
-      if (record.actor === "phase") this.phase = [];
-      else this.commit = [];
+      if (record.actor === "phase") lane.phase = [];
+      else lane.commit = [];
       return;
     }
     const path = statePath(record.state);
@@ -58,22 +104,35 @@ export class ReplayModel {
       this.turn = path;
       this.turnStatus = record.status;
     } else if (record.actor === "phase") {
-      this.phase = finished ? undefined : path;
+      lane.phase = finished ? undefined : path;
     } else if (record.actor === "commit") {
-      this.commit = finished ? undefined : path;
+      lane.commit = finished ? undefined : path;
     } else {
       const index = Number(CALL_ACTOR.exec(record.actor)?.[1]);
-      const call = this.batches.at(-1)?.call(index);
+      const call = lane.batch?.call(index);
       if (call !== undefined) call.actorState = path;
     }
   }
 
-  #applyFacts(facts: InspectionFacts): void {
-    const batch = this.batches.at(-1);
+  #lane(session: string | undefined): Lane {
+    let lane = this.#lanes.get(session);
+    if (lane === undefined) {
+      lane = new Lane(session);
+      this.#lanes.set(session, lane);
+    }
+    return lane;
+  }
+
+  #applyFacts(lane: Lane, facts: InspectionFacts): void {
+    const batch = lane.batch;
     switch (facts.kind) {
       case "calls":
         this.#cycles += 1;
-        if (facts.calls.length > 0) this.batches.push(new Batch(this.#cycles, facts.calls));
+        if (facts.calls.length > 0) this.#push(lane, new Batch(this.#cycles, facts.calls));
+        return;
+      case "joined":
+        // A phase of calls started elsewhere: no model answer came first, each phase is a batch.
+        this.#push(lane, new Batch(this.batches.length + 1, facts.calls, lane.session));
         return;
       case "slots":
         for (const slot of facts.slots) {
@@ -109,10 +168,21 @@ export class ReplayModel {
     }
   }
 
-  /** The lit ids of the turn's diagram: its state, and inside `toolPhase` the phase's and commit's. */
+  #push(lane: Lane, batch: Batch): void {
+    this.batches.push(batch);
+    lane.batch = batch;
+  }
+
+  /**
+   * The lit ids of the turn's diagram: its state, and inside `toolPhase` the
+   * phase's and commit's. A gateway's phases run in no turn: they are lit
+   * inside `toolPhase`, where a turn runs them, while one runs.
+   */
   active(): string[] {
     if (this.turnStatus !== undefined && this.turnStatus !== "active") return idsAlong(this.turn);
-    const path = [...this.turn];
+    const path = this.turn.length === 0 && this.phase !== undefined ? ["toolPhase"] : [
+      ...this.turn,
+    ];
     if (path.length === 1 && path[0] === "toolPhase" && this.phase !== undefined) {
       path.push(...this.phase);
       if (this.phase.length === 1 && this.phase[0] === "committing" && this.commit !== undefined) {
@@ -136,16 +206,15 @@ class Call {
   constructor(readonly index: number, readonly id: string, readonly tool: string) {}
 
   /** Its state on the toolCall route: its actor's when it has one, else read from the phase's. */
-  state(batch: Batch, model: ReplayModel, current: boolean): string[] {
+  state(batch: Batch, model: ReplayModel): string[] {
     if (this.actorState !== undefined) return this.actorState;
     if (batch.committed !== undefined) return ["released"];
-    const committing = current && model.phase?.[0] === "committing";
-    if (committing) return ["barrierAcknowledge"];
+    if (model.phaseOf(batch)?.[0] === "committing") return ["barrierAcknowledge"];
     return this.slotWritten ? ["reviewSlot"] : ["execute"];
   }
 
-  view(batch: Batch, model: ReplayModel, current: boolean): CallView {
-    const state = this.state(batch, model, current);
+  view(batch: Batch, model: ReplayModel): CallView {
+    const state = this.state(batch, model);
     const raw = size(this.raw);
     const threshold = size(this.threshold);
     const recorded = size(this.recorded);
@@ -170,7 +239,11 @@ class Batch {
   capped = false;
   committed: Extract<InspectionFacts, { kind: "committed" }> | undefined;
 
-  constructor(readonly cycle: number, calls: readonly { id: string; tool: string }[]) {
+  constructor(
+    readonly cycle: number,
+    calls: readonly { id: string; tool: string }[],
+    readonly session?: string,
+  ) {
     this.#calls = calls.map(({ id, tool }, index) => new Call(index, id, tool));
   }
 
@@ -188,7 +261,6 @@ class Batch {
   }
 
   view(model: ReplayModel): BatchView {
-    const current = model.batches.at(-1) === this;
     const calls = this.#calls.filter((call) => call !== undefined);
     const asked = this.capped
       ? size(calls.reduce((sum, call) => sum + (call.threshold ?? 0), 0))
@@ -196,7 +268,8 @@ class Batch {
     const spent = size(this.committed?.budget.spent);
     return {
       cycle: this.cycle,
-      calls: calls.map((call) => call.view(this, model, current)),
+      ...(this.session === undefined ? {} : { session: shortSession(this.session) }),
+      calls: calls.map((call) => call.view(this, model)),
       budget: {
         limit: size(this.committed?.budget.limit ?? MAX_TOOL_RESPONSE_BATCH_BYTES) as SizeView,
         ...(asked === undefined ? {} : { asked }),

@@ -1,8 +1,10 @@
 /**
  * What `--inspect FILE` records besides XState's own events: the sizes a
- * person wants to see next to the states. Five events of the machines carry
+ * person wants to see next to the states. Six events of the machines carry
  * them, as they run: the model's answer (`xstate.done.actor.requestModel`:
- * the calls), a written slot (`slot.written`, and `runUnattendedCalls`'s
+ * the calls), the start of a phase that calls started elsewhere join
+ * (`xstate.init` with `joined` calls in its input: `spillway serve`'s
+ * batches), a written slot (`slot.written`, and `runUnattendedCalls`'s
  * done event for the calls nobody is asked about: each raw result), the
  * phase end (`xstate.done.actor.capSlots`: each response after its tool's
  * `size_threshold`), and the commit (`xstate.done.actor.commit`: each
@@ -16,6 +18,7 @@ import type { InspectionEvent } from "xstate";
 import type { CappedSlots } from "../machines/cap_slots.ts";
 import type { CallRoute, IndexedReview } from "../machines/call_record.ts";
 import type { CommitOutput } from "../machines/commit_machine.ts";
+import type { PhaseInput } from "../machines/phase_machine.ts";
 import type { AssistantMessage } from "../provider/provider.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
 import { formatNotice, type NoticeFact } from "../review/notice.ts";
@@ -67,6 +70,11 @@ export interface NoticeRecord extends NoticeFact {
 /** The facts one inspection record carries, by `kind`. */
 export type InspectionFacts =
   | { readonly kind: "calls"; readonly calls: readonly CallFact[] }
+  | {
+    readonly kind: "joined";
+    /** The phase's calls, in batch order: its own (none in `spillway serve`), then the joined. */
+    readonly calls: readonly CallFact[];
+  }
   | { readonly kind: "slots"; readonly slots: readonly SlotFact[] }
   | {
     readonly kind: "capped";
@@ -88,7 +96,7 @@ export type InspectionFacts =
   };
 
 /**
- * The facts `event` carries, if it is one of the five events that carry
+ * The facts `event` carries, if it is one of the six events that carry
  * any; `undefined` for every other event.
  *
  * @example
@@ -115,6 +123,17 @@ export function inspectionFacts(event: InspectionEvent): InspectionFacts | undef
       return {
         kind: "calls",
         calls: answer.toolCalls.map((call) => ({ id: call.id, tool: call.name })),
+      };
+    }
+    case "xstate.init": {
+      const input = (carried as { readonly input?: Partial<PhaseInput> }).input;
+      if (!Array.isArray(input?.joined) || input.joined.length === 0) return undefined;
+      return {
+        kind: "joined",
+        calls: [...input.calls ?? [], ...input.joined.map(({ call }) => call)].map((call) => ({
+          id: call.id,
+          tool: call.name,
+        })),
       };
     }
     case "slot.written":

@@ -56,3 +56,22 @@ Deno.test("inspectionFacts() carries nothing for the events that carry no sizes"
   const snapshot = { type: "@xstate.snapshot", event: { type: "xstate.done.actor.commit" } };
   assert.equal(inspectionFacts(snapshot as unknown as InspectionEvent), undefined);
 });
+
+Deno.test("inspectionFacts() names the calls that joined a phase at its start, and only those", () => {
+  const call = (id: string, name: string) => ({ call: { id, name, arguments: {} } });
+  assert.deepEqual(
+    inspectionFacts(event({
+      type: "xstate.init",
+      input: { calls: [], joined: [call("call_1", "big"), call("call_2", "small")] },
+    })),
+    { kind: "joined", calls: [{ id: "call_1", tool: "big" }, { id: "call_2", tool: "small" }] },
+  );
+  // A turn's phase (its calls come with the model's answer), and actors started without input.
+  const own = { calls: [{ id: "c1", name: "ls", arguments: {} }] };
+  assert.equal(inspectionFacts(event({ type: "xstate.init", input: own })), undefined);
+  assert.equal(
+    inspectionFacts(event({ type: "xstate.init", input: { ...own, joined: [] } })),
+    undefined,
+  );
+  assert.equal(inspectionFacts(event({ type: "xstate.init" })), undefined);
+});

@@ -4,7 +4,9 @@
  * --serve`. Actor references are circular, so each event is reduced to what
  * a reader needs: which actor, which event, which state, and for the few
  * events that carry them, the sizes before and after each cap, the budget
- * and the notices (`facts`, see `inspection_facts.ts`).
+ * and the notices (`facts`, see `inspection_facts.ts`). `spillway serve
+ * --inspect FILE` records every client session's phases in one file, each
+ * record naming its `session`.
  *
  * @module
  */
@@ -22,10 +24,17 @@ export interface InspectionRecord {
   readonly action?: string;
   /** Sizes, budget and notices, on the events that carry them. */
   readonly facts?: InspectionFacts;
+  /** The client session whose phase this is (`spillway serve`); absent for a `query` turn. */
+  readonly session?: string;
 }
 
-/** Reduces an inspection event to a plain, serializable record. */
-export function inspectionRecord(event: InspectionEvent): InspectionRecord {
+/** Reduces an inspection event to a plain, serializable record (of `session`, if given). */
+export function inspectionRecord(event: InspectionEvent, session?: string): InspectionRecord {
+  const record = reduced(event);
+  return session === undefined ? record : { ...record, session };
+}
+
+function reduced(event: InspectionEvent): InspectionRecord {
   // Every actor has a session id; actors created by the runtime also have a readable id.
   const ref = event.actorRef as { readonly id?: string; readonly sessionId: string };
   const actor = ref.id ?? ref.sessionId;
@@ -71,10 +80,17 @@ export class InspectionLog {
   }
 
   /** The observer to hand to the runtime. */
-  readonly observe = (event: InspectionEvent): void => {
-    let bytes = this.#encoder.encode(JSON.stringify(inspectionRecord(event)) + "\n");
+  readonly observe = (event: InspectionEvent): void => this.#write(inspectionRecord(event));
+
+  /** An observer whose records name `session` (one per client session of `spillway serve`). */
+  observer(session: string): (event: InspectionEvent) => void {
+    return (event) => this.#write(inspectionRecord(event, session));
+  }
+
+  #write(record: InspectionRecord): void {
+    let bytes = this.#encoder.encode(JSON.stringify(record) + "\n");
     while (bytes.length > 0) bytes = bytes.subarray(this.#file.writeSync(bytes));
-  };
+  }
 
   /** Closes the file. */
   close(): void {

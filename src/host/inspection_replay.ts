@@ -6,6 +6,11 @@
  * notices. A step is a record that changes what is shown: a state change of
  * a machine, or facts (see `inspection_facts.ts`).
  *
+ * A `spillway serve --inspect FILE` recording has no turn: each client
+ * session's phases, side by side, each record naming its session. Each
+ * phase is a batch, and the phase that acted last is lit where a turn would
+ * run it (`toolPhase`).
+ *
  * Calls nobody is asked about have no actor: they take the same route
  * driven by the phase, so their state is read from the phase's progress
  * (`execute` until their slot is written, `reviewSlot`, then
@@ -14,10 +19,10 @@
  * @module
  */
 
-import type { InspectionFacts, NoticeRecord } from "./inspection_facts.ts";
+import type { CallFact, InspectionFacts, NoticeRecord } from "./inspection_facts.ts";
 import type { InspectionRecord } from "./inspection_log.ts";
 import type { InspectorView } from "./inspector_view.ts";
-import { CALL_ACTOR, ReplayModel, size, statePath } from "./_replay_model.ts";
+import { CALL_ACTOR, ReplayModel, shortSession, size, statePath } from "./_replay_model.ts";
 
 /**
  * Records in, views out: add records as the file grows, ask for any step.
@@ -41,10 +46,12 @@ export class InspectionReplay {
   readonly #records: InspectionRecord[] = [];
   /** For each step, how many of `#records` it covers, and what it said. */
   readonly #steps: { readonly end: number; readonly said: string }[] = [];
-  /** The last state seen of each actor: a snapshot that repeats it is no step. */
+  /** The last state seen of each actor (by session): a snapshot that repeats it is no step. */
   readonly #last = new Map<string, string>();
-  /** The ids of the latest batch's calls, to name an asked-about call's actor. */
-  #callIds: readonly string[] = [];
+  /** The ids of each session's latest batch's calls, to name an asked-about call's actor. */
+  readonly #callIds = new Map<string | undefined, readonly string[]>();
+  /** The sessions of a `spillway serve` recording, in order of appearance. */
+  readonly #sessions = new Set<string>();
   #unreadable = 0;
 
   /** How many steps there are so far. */
@@ -67,27 +74,33 @@ export class InspectionReplay {
 
   /** Adds one record (records that change nothing shown are left out). */
   add(record: InspectionRecord): void {
+    if (record.session !== undefined) this.#sessions.add(record.session);
     if (record.facts !== undefined) {
-      if (record.facts.kind === "calls" && record.facts.calls.length > 0) {
-        this.#callIds = record.facts.calls.map((call) => call.id);
+      const { kind, calls } = record.facts as { kind: string; calls?: readonly CallFact[] };
+      if ((kind === "calls" || kind === "joined") && calls !== undefined && calls.length > 0) {
+        this.#callIds.set(record.session, calls.map((call) => call.id));
       }
-      this.#step(record, factsSaid(record.facts));
+      this.#step(record, this.#bySession(record, factsSaid(record.facts)));
     } else if (record.type === "@xstate.actor" && lifecycleActor(record.actor)) {
       this.#records.push(record);
     } else if (record.type === "@xstate.snapshot" && machineActor(record.actor)) {
       const path = statePath(record.state).join(".");
       const seen = `${path}|${record.status}`;
-      if (this.#last.get(record.actor) === seen) return;
-      this.#last.set(record.actor, seen);
-      // A phase or commit that ended is no longer drawn: no step to show.
-      if (lifecycleActor(record.actor) && record.status !== "active") {
+      const actor = `${record.session ?? ""}|${record.actor}`;
+      if (this.#last.get(actor) === seen) return;
+      this.#last.set(actor, seen);
+      // A phase or commit that ended is no longer drawn: no step to show (in a turn, the turn's
+      // next state is). A serve session's phase that ended is: nothing runs until its next one.
+      const ended = lifecycleActor(record.actor) && record.status !== "active";
+      if (ended && !(record.session !== undefined && record.actor === "phase")) {
         this.#records.push(record);
         return;
       }
       const status = record.status === "active" || record.status === undefined
         ? ""
         : ` (${record.status})`;
-      this.#step(record, `${this.#actorName(record.actor)} → ${path || "—"}${status}`);
+      const said = `${this.#actorName(record)} → ${path || "—"}${status}`;
+      this.#step(record, this.#bySession(record, said));
     }
   }
 
@@ -97,10 +110,15 @@ export class InspectionReplay {
   }
 
   /** `call_4 (asked about)` for the actor `call.3`; other actors by their own names. */
-  #actorName(actor: string): string {
+  #actorName({ actor, session }: InspectionRecord): string {
     const index = CALL_ACTOR.exec(actor)?.[1];
-    const id = index === undefined ? undefined : this.#callIds[Number(index)];
+    const id = index === undefined ? undefined : this.#callIds.get(session)?.[Number(index)];
     return id === undefined ? actor : `${id} (asked about)`;
+  }
+
+  /** What a step said, prefixed with its session in a `spillway serve` recording. */
+  #bySession(record: InspectionRecord, said: string): string {
+    return record.session === undefined ? said : `session ${shortSession(record.session)}: ${said}`;
   }
 
   /** The view after `step` steps (clamped to the steps there are; the last by default). */
@@ -119,6 +137,7 @@ export class InspectionReplay {
       },
       active: model.active(),
       batches: model.batches.map((batch) => batch.view(model)),
+      sessions: [...this.#sessions],
       unreadable: this.#unreadable,
     };
   }
@@ -141,6 +160,8 @@ function lifecycleActor(actor: string): boolean {
 
 function factsSaid(facts: InspectionFacts): string {
   switch (facts.kind) {
+    case "joined":
+      return `a phase started: ${plural(facts.calls.length, "call")} from the client`;
     case "calls":
       return facts.calls.length === 0
         ? "the model answered without tool calls"

@@ -36,8 +36,13 @@ export interface CallView {
 
 /** One batch (the calls of one model answer) at a step. */
 export interface BatchView {
-  /** Which model request of the turn asked for these calls (1 for the first). */
+  /**
+   * Which model request of the turn asked for these calls (1 for the first);
+   * in a `spillway serve` recording, which phase of the file (1 for the first).
+   */
   readonly cycle: number;
+  /** The client session whose phase this batch is (`spillway serve`; a UUID by its first 8 characters). */
+  readonly session?: string;
   readonly calls: readonly CallView[];
   /** The batch ceiling, and what the batch asks of it and spent. */
   readonly budget: {
@@ -65,6 +70,11 @@ export interface InspectorView {
   /** The Mermaid ids lit in the turn's diagram (its phase and commit drawn inside it). */
   readonly active: readonly string[];
   readonly batches: readonly BatchView[];
+  /**
+   * The client sessions of a `spillway serve` recording (whole ids), in the
+   * order they first appear in the file; empty for a `query` turn.
+   */
+  readonly sessions: readonly string[];
   /** Lines of the file that were not inspection records. */
   readonly unreadable: number;
 }

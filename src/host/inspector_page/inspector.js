@@ -153,6 +153,12 @@ function showHeader(view) {
   if (view.missing) {
     status.textContent = "waiting for the file";
     status.className = "pill waiting";
+  } else if (view.sessions.length > 0) {
+    // spillway serve: phases of client sessions, no turn.
+    const sessions = `${view.sessions.length} session${view.sessions.length === 1 ? "" : "s"}`;
+    const running = view.active.length > 0;
+    status.textContent = `${running ? "phase running" : "between phases"} · ${sessions}`;
+    status.className = `pill ${running ? "running" : "waiting"}`;
   } else if (view.turn.status === undefined) {
     status.textContent = view.file === undefined ? "machines only" : "waiting for a turn";
     status.className = "pill waiting";
@@ -207,7 +213,9 @@ function showTabs(batches, shown) {
   const tabs = $("#batch-tabs");
   tabs.replaceChildren(...batches.map((batch) => {
     const tab = document.createElement("button");
-    tab.textContent = `cycle ${batch.cycle} · ${batch.calls.length} calls`;
+    tab.textContent = batch.session === undefined
+      ? `cycle ${batch.cycle} · ${calls(batch)}`
+      : `phase ${batch.cycle} · session ${batch.session} · ${calls(batch)}`;
     tab.className = batch === shown ? "tab shown" : "tab";
     tab.onclick = () => {
       page.batch = batch.cycle;
@@ -222,6 +230,10 @@ function showTabs(batches, shown) {
     none.textContent = "no tool calls yet";
     tabs.append(none);
   }
+}
+
+function calls(batch) {
+  return `${batch.calls.length} call${batch.calls.length === 1 ? "" : "s"}`;
 }
 
 function showBudget(batch) {
