@@ -131,6 +131,8 @@ const batchCase = fc.record({
     { weight: 3, arbitrary: fc.constant(MAX_TOOL_RESPONSE_BATCH_BYTES) },
     { weight: 1, arbitrary: fc.integer({ min: 0, max: 4 * MB }) },
     { weight: 1, arbitrary: fc.integer({ min: 0, max: 16 * KB }) },
+    // Shares smaller than the marker: about one case in five (one in twenty without).
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 2 * KB }) },
   ),
 });
 
@@ -214,5 +216,5 @@ Deno.test("spendBatchBudget() properties: fits, spares what fits its share, one 
     reached.spared >= runs / 5,
     `only ${reached.spared} spared responses over an equal share`,
   );
-  assert.ok(reached.tiny >= runs / 50, `only ${reached.tiny} shares smaller than the marker`);
+  assert.ok(reached.tiny >= runs / 20, `only ${reached.tiny} shares smaller than the marker`);
 });
