@@ -418,6 +418,8 @@ export class ExecutionService {
   async callTool(request: CallToolRequest, options: CallToolOptions): Promise<CallToolResult> {
     const clientSignal = options.signal;
     this.#handling += 1;
+    // Once the call is parked, its delivery counts the handler as done.
+    let parked = false;
     try {
       const { name } = request.params;
       if (this.#state === "closed") return errorResult("runtime closed");
@@ -461,24 +463,50 @@ export class ExecutionService {
       if (spill !== undefined) end = await spillOutput(end, spill.store, log);
       const payloads = this.#options.payloads;
       if (payloads !== undefined) await keepPayloads(end, payloads, log);
-      this.#park(callId, call, {
+      const parkedCall: ParkedCall = {
         callId,
         tool: name,
         arguments: args,
         external,
-        ...(options.session === undefined ? {} : { session: options.session }),
         barrier,
         outcome: end.outcome,
         startedAt,
         parkedAt: this.#clock.now(),
-      });
-      const delivery = deliveryFor(end, await call.ack.promise);
-      await removeSpoolFile(end);
-      return delivery;
+      };
+      parked = true;
+      this.#park(
+        callId,
+        call,
+        options.session === undefined ? parkedCall : {
+          ...parkedCall,
+          session: options.session,
+        },
+      );
+      // Not awaited here: a parked call waits as one promise reaction holding
+      // its end, not as this whole suspended function (a batch parks thousands).
+      return call.ack.promise.then((ack) => this.#delivery(end, ack));
     } finally {
-      this.#handling -= 1;
-      if (this.#handling === 0) this.#drained?.resolve();
+      if (!parked) this.#handlerDone();
     }
+  }
+
+  /** What the caller of a parked call receives once it is acknowledged; its handler is done then. */
+  #delivery(end: SourceCallEnd, ack: Acknowledgement): CallToolResult | Promise<CallToolResult> {
+    const spooled = spoolFileOf(end);
+    if (spooled === undefined) {
+      try {
+        return deliveryFor(end, ack);
+      } finally {
+        this.#handlerDone();
+      }
+    }
+    return removeSpoolFile(spooled).then(() => deliveryFor(end, ack))
+      .finally(() => this.#handlerDone());
+  }
+
+  #handlerDone(): void {
+    this.#handling -= 1;
+    if (this.#handling === 0) this.#drained?.resolve();
   }
 
   /** Where a call of `tool` streams a large output, as the Host's options say. */
@@ -522,20 +550,24 @@ export class ExecutionService {
   }
 }
 
+/** The spool file holding the whole output of an executed call, if it has one. */
+function spoolFileOf(end: SourceCallEnd): string | undefined {
+  if (end.outcome.kind !== "executed") return undefined;
+  const window = end.outcome.response.window;
+  return window?.temporary === true ? window.path : undefined;
+}
+
 /**
  * Removes a call's spool file once its caller has its result: it held the
  * whole output only for the Host (caps, the edit prompt, the terminal, which
  * moves it away to keep it). Stored outputs (`spill`) are never removed here.
  */
-async function removeSpoolFile(end: SourceCallEnd): Promise<void> {
-  if (end.outcome.kind !== "executed") return;
-  const window = end.outcome.response.window;
-  if (window === undefined || !window.temporary) return;
+async function removeSpoolFile(path: string): Promise<void> {
   try {
-    await Deno.remove(window.path);
+    await Deno.remove(path);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
-      log.warn("could not remove the spooled output {path}: {error}", { path: window.path, error });
+      log.warn("could not remove the spooled output {path}: {error}", { path, error });
     }
   }
 }

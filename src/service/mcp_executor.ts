@@ -13,7 +13,7 @@ import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { deliveryDifference } from "./delivery_difference.ts";
 import { reasonText } from "./reason_text.ts";
-import { CALL_ID_META_KEY, type ExecutionService } from "./execution_service.ts";
+import { CALL_ID_META_KEY, type ExecutionService, type ParkWaiter } from "./execution_service.ts";
 import type {
   Acknowledgement,
   DeliveryOutcome,
@@ -135,110 +135,147 @@ export class McpExecutor implements Executor {
    * Host records the cancellation and releases it like any other call).
    */
   start(call: ToolCall, options: { readonly signal: AbortSignal }): ExecutionHandle {
-    const service = this.#service;
-    const { signal } = options;
-    // The outcome is settled by whichever comes first, the park or the end of
-    // the request; one resolver instead of a race of derived promises keeps
-    // the per-call promise count (and garbage) down in large batches.
-    const outcome = Promise.withResolvers<ExecutionOutcome>();
-    let parkedCall: ParkedCall | undefined;
-    let settledOutcome = false;
-    const onAbort = () => service.cancel(call.id, reasonText(signal.reason));
-    const settleOutcome = (result: ExecutionOutcome) => {
-      if (settledOutcome) return;
-      settledOutcome = true;
-      signal.removeEventListener("abort", onAbort);
-      outcome.resolve(result);
-    };
-
-    const settled: Promise<Settled> = this.#client.callTool(
-      { name: call.name, arguments: { ...call.arguments }, _meta: { [CALL_ID_META_KEY]: call.id } },
-      undefined,
-      { timeout: PARK_REQUEST_TIMEOUT_MS },
-    ).then((result) => ({ ok: true, result }), (error: unknown) => ({ ok: false, error }));
-
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (signal.aborted) onAbort();
-
-    service.whenParked(call.id, {
-      resolve: (p) => settleOutcome(toExecutionOutcome(parkedCall = p)),
-      reject: (error) => settleOutcome({ kind: "failed", reason: reasonText(error) }),
-    });
-    // A parked call holds its request open until release, so if the request
-    // settles first, the call never parked (unknown tool, transport fault).
-    settled.then((s) => {
-      if (parkedCall !== undefined) return;
-      const reason = !s.ok
-        ? reasonText(s.error)
-        : isCallToolResult(s.result)
-        ? toToolCallResponse(call.id, s.result).content
-        : "malformed tools/call result";
-      settleOutcome({
-        kind: "failed",
-        reason: `call \`${call.id}\` did not reach its barrier: ${reason}`,
-      });
-      // After settling: forgetting rejects this call's waiter, which must not win.
-      service.forget(call.id);
-    });
-
-    let released = false;
-    return {
-      outcome: outcome.promise,
-      release: (ack, recorded) => {
-        if (released) {
-          return Promise.resolve({
-            kind: "failed",
-            message: `call \`${call.id}\` was already released`,
-          });
-        }
-        released = true;
-        return this.#release(
-          call.id,
-          settled,
-          ack,
-          recorded ?? expectedFor(call.id, ack, parkedCall),
-        );
-      },
-    };
-  }
-
-  async #release(
-    callId: string,
-    settled: Promise<Settled>,
-    ack: Acknowledgement,
-    expected: ToolCallResponse,
-  ): Promise<DeliveryOutcome> {
-    try {
-      this.#service.acknowledge(callId, ack);
-    } catch (error) {
-      if (ack.kind === "fail") return { kind: "failed", message: ack.message };
-      return {
-        kind: "failed",
-        message: `call \`${callId}\` cannot be released: ${reasonText(error)}`,
-      };
-    }
-    const s = await settled;
-    if (ack.kind === "fail") return { kind: "failed", message: ack.message };
-    if (!s.ok) {
-      return {
-        kind: "failed",
-        message: `call \`${callId}\` was not delivered: ${reasonText(s.error)}`,
-      };
-    }
-    if (!isCallToolResult(s.result)) {
-      return { kind: "failed", message: `call \`${callId}\` got a malformed tools/call result` };
-    }
-    const received = toToolCallResponse(callId, s.result);
-    const differs = deliveryDifference(expected, received);
-    return differs === undefined
-      ? { kind: "delivered", response: received }
-      : { kind: "mismatch", ...differs };
+    return new ExecutorCall(this.#client, this.#service, call, options.signal);
   }
 
   /** Closes the client and its transport (not the service). */
   async close(): Promise<void> {
     await this.#client.close();
   }
+}
+
+/**
+ * One call of the executor, from its `tools/call` to what its caller
+ * received. It is the handle the Host holds, the service's park waiter and
+ * the listener on the call's signal at once: a batch keeps thousands of
+ * these until its commit, and one object with fields holds less than the
+ * closures, waiter objects and derived promises it replaces.
+ */
+class ExecutorCall implements ExecutionHandle, ParkWaiter {
+  /** Settles once the service parked the call, or the request ended without parking. */
+  readonly outcome: Promise<ExecutionOutcome>;
+  readonly #call: ToolCall;
+  readonly #service: ExecutionService;
+  readonly #signal: AbortSignal;
+  /** The `tools/call` request; it stays open while the call is parked. */
+  readonly #request: Promise<Settled>;
+  /** Settles {@linkcode outcome}; cleared once it did. */
+  #settle: ((outcome: ExecutionOutcome) => void) | undefined;
+  #parked: ParkedCall | undefined;
+  #released = false;
+
+  constructor(client: Client, service: ExecutionService, call: ToolCall, signal: AbortSignal) {
+    this.#call = call;
+    this.#service = service;
+    this.#signal = signal;
+    let settle: ((outcome: ExecutionOutcome) => void) | undefined;
+    this.outcome = new Promise((resolve) => settle = resolve);
+    this.#settle = settle;
+    this.#request = client.callTool(
+      { name: call.name, arguments: { ...call.arguments }, _meta: { [CALL_ID_META_KEY]: call.id } },
+      undefined,
+      { timeout: PARK_REQUEST_TIMEOUT_MS },
+    ).then(
+      (result) => this.#requestEnded({ ok: true, result }),
+      (error: unknown) => this.#requestEnded({ ok: false, error }),
+    );
+    signal.addEventListener("abort", this, { once: true });
+    if (signal.aborted) this.handleEvent();
+    service.whenParked(call.id, this);
+  }
+
+  /** The call's signal aborted: the service cancels the call (which still parks). */
+  handleEvent(): void {
+    this.#service.cancel(this.#call.id, reasonText(this.#signal.reason));
+  }
+
+  /** The service parked the call. */
+  resolve(parked: ParkedCall): void {
+    this.#parked = parked;
+    this.#settleOutcome(toExecutionOutcome(parked));
+  }
+
+  /** The service gave up on the call. */
+  reject(error: TypeError): void {
+    this.#settleOutcome({ kind: "failed", reason: reasonText(error) });
+  }
+
+  release(ack: Acknowledgement, recorded: ToolCallResponse | undefined): Promise<DeliveryOutcome> {
+    const callId = this.#call.id;
+    if (this.#released) {
+      return Promise.resolve({
+        kind: "failed",
+        message: `call \`${callId}\` was already released`,
+      });
+    }
+    this.#released = true;
+    const expected = recorded ?? expectedFor(callId, ack, this.#parked);
+    try {
+      this.#service.acknowledge(callId, ack);
+    } catch (error) {
+      return Promise.resolve(
+        ack.kind === "fail" ? { kind: "failed", message: ack.message } : {
+          kind: "failed",
+          message: `call \`${callId}\` cannot be released: ${reasonText(error)}`,
+        },
+      );
+    }
+    return this.#request.then((settled) => deliveryOf(callId, settled, ack, expected));
+  }
+
+  #settleOutcome(outcome: ExecutionOutcome): void {
+    const settle = this.#settle;
+    if (settle === undefined) return;
+    this.#settle = undefined;
+    this.#signal.removeEventListener("abort", this);
+    settle(outcome);
+  }
+
+  /**
+   * A parked call holds its request open until release, so if the request
+   * settles first, the call never parked (unknown tool, transport fault).
+   */
+  #requestEnded(settled: Settled): Settled {
+    if (this.#parked === undefined) {
+      const callId = this.#call.id;
+      const reason = !settled.ok
+        ? reasonText(settled.error)
+        : isCallToolResult(settled.result)
+        ? toToolCallResponse(callId, settled.result).content
+        : "malformed tools/call result";
+      this.#settleOutcome({
+        kind: "failed",
+        reason: `call \`${callId}\` did not reach its barrier: ${reason}`,
+      });
+      // After settling: forgetting rejects this call's waiter, which must not win.
+      this.#service.forget(callId);
+    }
+    return settled;
+  }
+}
+
+/** What the caller of a released call received, checked against what was recorded. */
+function deliveryOf(
+  callId: string,
+  settled: Settled,
+  ack: Acknowledgement,
+  expected: ToolCallResponse,
+): DeliveryOutcome {
+  if (ack.kind === "fail") return { kind: "failed", message: ack.message };
+  if (!settled.ok) {
+    return {
+      kind: "failed",
+      message: `call \`${callId}\` was not delivered: ${reasonText(settled.error)}`,
+    };
+  }
+  if (!isCallToolResult(settled.result)) {
+    return { kind: "failed", message: `call \`${callId}\` got a malformed tools/call result` };
+  }
+  const received = toToolCallResponse(callId, settled.result);
+  const differs = deliveryDifference(expected, received);
+  return differs === undefined
+    ? { kind: "delivered", response: received }
+    : { kind: "mismatch", ...differs };
 }
 
 /** Without a recorded response, the acknowledgement itself says what to expect. */
