@@ -122,7 +122,8 @@ export interface ParkWaiter {
 
 /** A call known to the service, from arrival until acknowledgement. */
 interface Call {
-  readonly controller: AbortController;
+  /** Aborts the source call; dropped once the call parks (nothing runs to abort then). */
+  controller: AbortController | undefined;
   readonly ack: PromiseWithResolvers<Acknowledgement>;
   parked?: ParkedCall;
 }
@@ -351,7 +352,7 @@ export class ExecutionService {
       return true;
     }
     if (call.parked !== undefined) return false;
-    call.controller.abort(reason);
+    call.controller?.abort(reason);
     return true;
   }
 
@@ -383,7 +384,7 @@ export class ExecutionService {
   async #close(): Promise<void> {
     this.#state = "closed";
     for (const [callId, call] of this.#calls) {
-      if (call.parked === undefined) call.controller.abort("runtime closed");
+      if (call.parked === undefined) call.controller?.abort("runtime closed");
       else this.acknowledge(callId, { kind: "fail", message: "runtime closed" });
     }
     this.#pendingCancels.clear();
@@ -437,23 +438,24 @@ export class ExecutionService {
       const spill = this.#options.spill?.spills(name) === true ? this.#options.spill : undefined;
       const output = this.#outputSink(name, spill);
       const startedAt = this.#clock.now();
+      const controller = new AbortController();
       const call: Call = {
-        controller: new AbortController(),
+        controller,
         ack: Promise.withResolvers<Acknowledgement>(),
       };
       this.#calls.set(callId, call);
       const onClientAbort = () =>
-        call.controller.abort(clientSignal.reason ?? "cancelled by the caller");
+        controller.abort(clientSignal.reason ?? "cancelled by the caller");
       clientSignal.addEventListener("abort", onClientAbort, { once: true });
       if (clientSignal.aborted) onClientAbort();
       const pending = this.#pendingCancels.get(callId);
       if (pending !== undefined) {
         this.#pendingCancels.delete(callId);
-        call.controller.abort(pending);
+        controller.abort(pending);
       }
       let end: SourceCallEnd;
       try {
-        end = await runSourceCall(route, callId, args, call.controller.signal, {
+        end = await runSourceCall(route, callId, args, controller.signal, {
           relay: options.relay,
           output,
         });
@@ -482,12 +484,21 @@ export class ExecutionService {
           session: options.session,
         },
       );
-      // Not awaited here: a parked call waits as one promise reaction holding
-      // its end, not as this whole suspended function (a batch parks thousands).
-      return call.ack.promise.then((ack) => this.#delivery(end, ack));
+      return this.#delivered(call, end);
     } finally {
       if (!parked) this.#handlerDone();
     }
+  }
+
+  /**
+   * Waits for the acknowledgement of a parked call. Not awaited in
+   * {@linkcode callTool}, and not a closure there: a parked call waits as one
+   * promise reaction holding its end, not as a suspended handler nor a
+   * closure over the handler's variables (its abort controller, the
+   * caller's signal...): a batch parks thousands.
+   */
+  #delivered(call: Call, end: SourceCallEnd): Promise<CallToolResult> {
+    return call.ack.promise.then((ack) => this.#delivery(end, ack));
   }
 
   /** What the caller of a parked call receives once it is acknowledged; its handler is done then. */
@@ -521,6 +532,8 @@ export class ExecutionService {
 
   #park(callId: string, call: Call, parked: ParkedCall): void {
     call.parked = parked;
+    // A batch holds its parked calls until the commit: keep no more per call than needed.
+    call.controller = undefined;
     for (const listener of this.#listeners) {
       try {
         listener(parked);
