@@ -16,7 +16,6 @@ import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
 import {
   CONTRACT_TIMEOUT_MS,
   defineToolSourceContract,
-  Milestones,
 } from "../src/testing/tool_source_contract.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../src/service/tool_timeout.ts";
 import {
@@ -24,9 +23,9 @@ import {
   type McpUpstreamSourceOptions,
 } from "../src/service/upstream/mcp_upstream_source.ts";
 import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
+import { Announcements, SCRIPTED_SERVER } from "./_scripted_server.ts";
 
 const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
-const SCRIPTED_SERVER = new URL("./fixtures/upstream/scripted_server.ts", import.meta.url).pathname;
 const never = new AbortController().signal;
 
 function demoSource(options: Partial<McpUpstreamSourceOptions> = {}): McpUpstreamSource {
@@ -37,29 +36,6 @@ function demoSource(options: Partial<McpUpstreamSourceOptions> = {}): McpUpstrea
     closeGraceMs: 500,
     ...options,
   });
-}
-
-/** What the scripted server announced on stderr, as events a test can wait for. */
-class Announcements {
-  /** Calls of `hang` and `wait` the server received. */
-  readonly starts = new Milestones();
-  /** `notifications/cancelled` it received. */
-  readonly stops = new Milestones();
-  /** `initialize` requests it left unanswered, with its pid. */
-  readonly silentInitialize = Promise.withResolvers<number>();
-  #pending = "";
-
-  /** The `stderr` option of the source. */
-  readonly sink = (text: string): void => {
-    const lines = (this.#pending + text).split("\n");
-    this.#pending = lines.pop() ?? "";
-    for (const line of lines) {
-      const [event, , pid] = line.split(" ");
-      if (event === "started") this.starts.add();
-      else if (event === "cancelled") this.stops.add();
-      else if (event === "initialize") this.silentInitialize.resolve(Number(pid));
-    }
-  };
 }
 
 function scriptedSource(

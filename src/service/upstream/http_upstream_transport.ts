@@ -9,8 +9,14 @@
  * be reached (connection refused or reset) or no longer knows our session
  * (HTTP 404, e.g. after it restarted), the transport closes itself with
  * that reason, so the calls in flight are lost and the next call connects
- * again. A server that goes away while a call's answer is being streamed
- * leaves that call to its timeout.
+ * again. So does an event stream that ends or breaks before the answers it
+ * owes ({@linkcode AnswerStreams}): a server that went away in the middle
+ * of a call fails that call at once, not at its timeout. (Such a stream is
+ * not resumed: spillway fails the call rather than wait for a server that
+ * may never come back.)
+ *
+ * Closing the transport ends the session first (HTTP DELETE, as the
+ * transport spec asks of a client that leaves), unless the server is gone.
  *
  * @module
  */
@@ -21,6 +27,11 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "../sdk.ts";
+import { settlesWithin } from "../subprocess/settles_within.ts";
+import { AnswerStreams } from "./answer_streams.ts";
+
+/** How long ending the session (HTTP DELETE) may take when the transport closes. */
+const END_SESSION_MS = 2_000;
 
 /** Options of {@linkcode HttpUpstreamTransport}. */
 export interface HttpUpstreamTransportOptions {
@@ -39,6 +50,7 @@ export class HttpUpstreamTransport implements Transport {
   /** Called with every message from the server. */
   onmessage?: Transport["onmessage"];
   readonly #inner: StreamableHTTPClientTransport;
+  readonly #answers = new AnswerStreams((reason) => void this.#lose(reason));
   #closing = false;
   #closedByUs = false;
   #gone: string | undefined;
@@ -47,8 +59,11 @@ export class HttpUpstreamTransport implements Transport {
   constructor(options: HttpUpstreamTransportOptions) {
     this.#inner = new StreamableHTTPClientTransport(new URL(options.url), {
       requestInit: { headers: { ...options.headers } },
+      fetch: this.#answers.fetch,
     });
-    this.#inner.onmessage = (message: JSONRPCMessage) => this.onmessage?.(message);
+    this.#inner.onmessage = (message: JSONRPCMessage) => {
+      if (this.#answers.received(message)) this.onmessage?.(message);
+    };
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();
   }
@@ -98,27 +113,34 @@ export class HttpUpstreamTransport implements Transport {
 
   /** Sends `message`; a server that cannot be reached closes the transport. */
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.#answers.sent(message);
     try {
       const token = options?.resumptionToken;
       await this.#inner.send(message, token === undefined ? undefined : { resumptionToken: token });
     } catch (error) {
       const gone = goneReason(error);
-      if (gone !== undefined && !this.#closing) {
-        this.#gone = gone;
-        await this.#close();
-      }
+      if (gone !== undefined) await this.#lose(gone);
       throw error;
     }
   }
 
-  /** Closes the transport (ending the session is the server's business). Idempotent. */
+  /**
+   * Ends the session (HTTP DELETE, for at most 2 s; a server that does not
+   * allow it answers 405, which is fine) and closes the transport. Idempotent.
+   */
   async close(): Promise<void> {
-    if (!this.#closing) this.#closedByUs = true;
-    await this.#close();
+    if (this.#closing) return;
+    this.#closedByUs = true;
+    this.#closing = true;
+    // A failure is reported to onerror by the SDK; the session is ours to leave either way.
+    await settlesWithin(this.#inner.terminateSession(), END_SESSION_MS);
+    await this.#inner.close();
   }
 
-  async #close(): Promise<void> {
+  /** The server is gone (`why`): closes the transport, failing the calls in flight. */
+  async #lose(why: string): Promise<void> {
     if (this.#closing) return;
+    this.#gone = why;
     this.#closing = true;
     await this.#inner.close();
   }
