@@ -143,20 +143,32 @@ async function rawStatusLine(url: URL, host: string): Promise<string> {
   }
 }
 
-Deno.test("a tool with an output schema is listed without it, so a cut result reaches SDK clients", async () => {
+Deno.test("a tool with an output schema is listed with it; a result cut is an error result, recorded as delivered", async () => {
   await using gw = await startHttpGateway();
   const client = await gw.client();
   const { tools } = await client.listTools();
   const structured = tools.find((tool) => tool.name === "structured");
-  assert.ok(structured !== undefined);
-  assert.equal(structured.outputSchema, undefined);
+  assert.deepEqual(structured?.outputSchema?.required, ["text", "bytes"]);
+  // Whole: the upstream's structured content, checked by the SDK client against the schema.
   const small = await client.callTool({ name: "structured", arguments: { bytes: 100 } });
-  assert.deepEqual(small.structuredContent, { text: textOf(small), bytes: 100 }, "uncut: kept");
-  // Cut by the threshold: the SDK client would throw here had the schema been listed.
+  assert.deepEqual(small.structuredContent, { text: textOf(small), bytes: 100 });
+  assert.notEqual(small.isError, true);
+  // Cut by the threshold: no structured content, so an error result (the SDK client accepts it).
   const cut = await client.callTool({ name: "structured", arguments: { bytes: 300_000 } });
   assert.ok(textOf(cut).endsWith("\n... [truncated, 292.9 KB → 256.0 KB]"), textOf(cut).slice(-60));
   assert.equal(cut.structuredContent, undefined);
-  assert.notEqual(cut.isError, true);
+  assert.equal(cut.isError, true);
+  // Recorded as delivered; a tool without an output schema is cut as before.
+  const plain = await client.callTool({ name: "big", arguments: { bytes: 300_000 } });
+  assert.notEqual(plain.isError, true);
+  const responses = (await gw.events()).flatMap((e) =>
+    e.type === "tool_call_response" ? [[e.content, e.is_error]] : []
+  );
+  assert.deepEqual(responses, [
+    [textOf(small), false],
+    [textOf(cut), true],
+    [textOf(plain), false],
+  ]);
 });
 
 Deno.test("a call of a tool the gateway does not have is recorded in the session's conversation, answered as recorded", async () => {

@@ -100,6 +100,13 @@ export class Gateway {
   readonly #sessions = new Map<string, GatewaySession>();
   readonly #hosts = new Map<string, SessionHost>();
   #tools: Tool[] = [];
+  /** The tools listed with an output schema: their results must carry structured content. */
+  #structured: ReadonlySet<string> = new Set();
+  /** Each tool's policy in a session: the gateway's, and whether it promised structured results. */
+  readonly #sessionPolicyFor: PolicyFor = (tool) => {
+    const policy = this.#policyFor(tool);
+    return this.#structured.has(tool) ? { ...policy, structuredResults: true } : policy;
+  };
   #nextCall = 0;
   #closing: Promise<void> | undefined;
 
@@ -173,6 +180,9 @@ export class Gateway {
         limitBytes: resultLimit(this.#policyFor(definition.name).sizeThreshold, undefined).bytes,
       })
     );
+    this.#structured = new Set(
+      this.#tools.flatMap((tool) => tool.outputSchema === undefined ? [] : [tool.name]),
+    );
   }
 
   /** The tools as clients see them. */
@@ -205,7 +215,7 @@ export class Gateway {
       session: id,
       store: this.#store,
       conversationId,
-      policyFor: this.#policyFor,
+      policyFor: this.#sessionPolicyFor,
       prompter: this.#options.prompter ?? refusingPrompter,
       noticeSink: this.#options.noticeSink ?? stderrNotices,
       available: () => this.#tools.map((tool) => tool.name),

@@ -4,14 +4,14 @@
  * annotations and `_meta` as the source gave them, plus the result-size hint
  * of the limit spillway enforces for it.
  *
- * A tool's output schema is not listed. MCP requires a tool that declares
- * one to return `structuredContent` matching it, and SDK clients reject a
- * result without it; but a cut result is rebuilt from its text and loses its
- * `structuredContent` (spillway cannot cut a JSON value to a schema), and the
- * batch ceiling can cut any tool's result. Listing the schema would promise
- * what spillway cannot keep; without it, a cut result reaches the client as
- * the text that was recorded, and an uncut one still carries its
- * `structuredContent`.
+ * A tool's output schema is listed as its source gave it. MCP requires a
+ * result of such a tool that is not an error to carry `structuredContent`
+ * conforming to it (SDK clients reject one without). A result spillway
+ * delivers whole keeps the source's `structuredContent`; a cut one cannot
+ * (spillway does not cut a JSON value to a schema), so the gateway records
+ * and delivers a cut result of such a tool as an error result
+ * (`isError: true`, the recorded text with its marker): the client reads
+ * the cut text, and no promise of the schema is broken.
  *
  * @module
  */
@@ -38,7 +38,7 @@ import { MAX_RESULT_SIZE_META_KEY } from "./result_limit.ts";
  *   { description: undefined, limitBytes: 262_144 },
  * );
  * assert.deepEqual(tool.inputSchema, { type: "object" });
- * assert.equal(tool.outputSchema, undefined, "a cut result could not keep its promise");
+ * assert.deepEqual(tool.outputSchema, { type: "object" });
  * assert.equal(tool._meta?.["anthropic/maxResultSizeChars"], 262_144);
  * assert.deepEqual(tool.annotations, { readOnlyHint: true });
  * ```
@@ -55,6 +55,9 @@ export function listedTool(
     _meta: { ...definition.meta, [MAX_RESULT_SIZE_META_KEY]: options.limitBytes },
   };
   if (definition.title !== undefined) tool.title = definition.title;
+  if (definition.outputSchema !== undefined) {
+    tool.outputSchema = definition.outputSchema as Tool["outputSchema"];
+  }
   if (definition.annotations !== undefined) {
     tool.annotations = definition.annotations as Tool["annotations"];
   }

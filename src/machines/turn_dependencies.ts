@@ -28,6 +28,13 @@ export interface ToolPolicy {
    * tool's own threshold. Default: `"size_threshold"`.
    */
   readonly thresholdCause?: "size_threshold" | "client ceiling";
+  /**
+   * Whether the tool's results must carry structured content: `spillway
+   * serve` sets it for a tool it lists with an output schema. A response
+   * that is not the tool's own (cut, edited) is then recorded and delivered
+   * as an error result, since it has no `structuredContent`. Default: `false`.
+   */
+  readonly structuredResults?: boolean;
   /** Recorded (as an error response) when the user cancels the call. */
   readonly cancellationResponse: string;
 }

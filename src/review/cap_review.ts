@@ -24,6 +24,11 @@ export interface CapReviewOptions {
    * ceiling is the lower limit.
    */
   readonly cause?: "size_threshold" | "client ceiling" | undefined;
+  /**
+   * Whether the tool's results must carry structured content (see
+   * {@linkcode Review.structured}): a replaced response becomes an error result.
+   */
+  readonly structured?: boolean | undefined;
 }
 
 /**
@@ -53,13 +58,29 @@ export function capReview(
   threshold: SizeThreshold,
   options: CapReviewOptions = {},
 ): { review: Review; notice?: NoticeFact } {
-  const settled = options.truncation === undefined ? review : settle(review, options.truncation);
+  const truncated = options.truncation === undefined ? review : settle(review, options.truncation);
+  const settled = options.structured === true ? structured(truncated) : truncated;
   const limit = threshold.bytes;
   if (limit === undefined) return { review: settled };
   // Measured on what the review carries now: an earlier cut that fits stays;
   // a recut starts from the uncut text inside cutReview.
   if (responseBytes(review.response) <= limit.bytes) return { review: settled };
   return cutReview(settled, limit.bytes, options.cause ?? "size_threshold");
+}
+
+/**
+ * `review` of a tool whose results must carry structured content: marked so
+ * that a later cut is an error result too, and an error result already when
+ * it is not the tool's own response.
+ */
+function structured(review: Review): Review {
+  const { response } = review;
+  const isError = response.isError || review.status === "replaced";
+  return {
+    ...review,
+    structured: true,
+    ...(isError === response.isError ? {} : { response: { ...response, isError } }),
+  };
 }
 
 /** `review` set to be cut with `truncation` (the head is the absence of a strategy). */

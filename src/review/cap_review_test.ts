@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { SizeThreshold } from "../size/size_threshold.ts";
 import { capReview } from "./cap_review.ts";
 import { formatNotice } from "./notice.ts";
-import { acceptedReview } from "./review.ts";
+import { acceptedReview, replacedReview } from "./review.ts";
 import { spendBatchBudget } from "./spend_batch_budget.ts";
 
 const image = { type: "image" as const, mimeType: "image/png", bytes: 3, digest: "sha256:aa" };
@@ -54,6 +54,38 @@ Deno.test("capReview() drops the blocks and structured content of a cut result, 
     "plot: sent 512 B of 4.9 KB to the assistant (batch ceiling); " +
       "dropped 1 image and its structured content",
   );
+});
+
+Deno.test("capReview() of a tool promising structured results: its cuts and replacements are error results", () => {
+  const offered = acceptedReview("query", {
+    id: "c1",
+    content: "r".repeat(5000),
+    isError: false,
+    structuredContent: { bytes: 12, digest: "sha256:cc" },
+  });
+  // Cut by the threshold: no structured content left, so an error result.
+  const { review: cut, notice } = capReview(offered, SizeThreshold.parse("1KB"), {
+    structured: true,
+  });
+  assert.equal(cut.status, "replaced");
+  assert.equal(cut.response.isError, true);
+  assert.equal(cut.response.structuredContent, undefined);
+  assert.ok(cut.response.content.endsWith("\n... [truncated, 4.8 KB → 1.0 KB]"));
+  assert.equal(notice?.cause, "size_threshold");
+  // Whole: the tool's own response, structured content and all, not an error.
+  const { review: whole } = capReview(offered, SizeThreshold.parse("8KB"), { structured: true });
+  assert.deepEqual(whole, { ...offered, structured: true });
+  // The batch ceiling cuts it later: an error result too.
+  const [ceilingCut] = spendBatchBudget([whole], 1024).reviews;
+  assert.equal(ceilingCut?.response.isError, true);
+  assert.equal(ceilingCut?.structured, true);
+  // Replaced before the cap (a person edited it): fits, and is still an error result.
+  const edited = replacedReview("query", { id: "c1", content: "edited", isError: false });
+  const { review: kept } = capReview(edited, SizeThreshold.parse("8KB"), { structured: true });
+  assert.deepEqual(kept.response, { id: "c1", content: "edited", isError: true });
+  // Without the promise, nothing changes.
+  assert.equal(capReview(offered, SizeThreshold.parse("1KB")).review.response.isError, false);
+  assert.equal(capReview(edited, SizeThreshold.parse("8KB")).review, edited);
 });
 
 Deno.test("capReview() keeps isError and the call id", () => {

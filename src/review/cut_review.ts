@@ -3,7 +3,9 @@
  * starts from the text before any cut and uses the review's own truncation
  * strategy, so a response never carries two markers, its marker names the
  * original size, and both caps keep the same end(s) of it. A spilled
- * response's cuts carry the reference line to its whole output.
+ * response's cuts carry the reference line to its whole output. A cut of a
+ * tool whose results must carry structured content is an error result (the
+ * cut has none).
  *
  * @module
  */
@@ -32,7 +34,8 @@ export function cutReview(
   const reference = spilled === undefined ? undefined : fullOutputReference(spilled);
   const dropped = review.dropped ?? droppedContentOf(review.response);
   const cut = capText(uncut, capBytes, { ...truncation, reference });
-  const { id, isError } = review.response;
+  const { id } = review.response;
+  const isError = review.response.isError || review.structured === true;
   return {
     review: {
       status: "replaced",
@@ -42,6 +45,7 @@ export function cutReview(
       ...(truncation === undefined ? {} : { truncation }),
       ...(spilled === undefined ? {} : { spilled }),
       ...(dropped === undefined ? {} : { dropped }),
+      ...(review.structured === undefined ? {} : { structured: true }),
     },
     notice: {
       tool: review.tool,

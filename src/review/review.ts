@@ -46,6 +46,14 @@ export interface Review {
    * Later cuts carry the same reference line after their marker.
    */
   readonly spilled?: SpilledOutput;
+  /**
+   * Set at the phase end for a tool whose results must carry structured
+   * content (`spillway serve` lists its output schema, and MCP requires a
+   * result that is not an error to carry `structuredContent` conforming to
+   * it). A response that is not the tool's own (cut, edited, written by the
+   * Host) has none, so it is recorded and delivered as an error result.
+   */
+  readonly structured?: true;
 }
 
 /** The offered response, unchanged. */
