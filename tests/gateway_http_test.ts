@@ -189,3 +189,33 @@ Deno.test("a call of a tool the gateway does not have is recorded in the session
   });
   assert.deepEqual(rest, []);
 });
+
+Deno.test("a DELETE ends the session: the gateway forgets it, and its id is refused afterwards", async () => {
+  await using gw = await startHttpGateway();
+  const client = await gw.client();
+  await client.callTool({ name: "test_simple_text", arguments: {} });
+  const [session] = gw.gateway.sessions;
+  const sessionId = (client.transport as { sessionId?: string } | undefined)?.sessionId;
+  assert.ok(session !== undefined && sessionId !== undefined);
+  const headers = {
+    authorization: `Bearer ${gw.token}`,
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": "2025-06-18",
+  };
+  const deleted = await fetch(gw.serving.url, { method: "DELETE", headers });
+  await deleted.body?.cancel();
+  assert.equal(deleted.status, 200);
+  assert.deepEqual(gw.gateway.sessions, []);
+  const after = await fetch(gw.serving.url, {
+    method: "POST",
+    headers: {
+      ...headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+  });
+  assert.equal(after.status, 404);
+  assert.match(await after.text(), /unknown or ended session/);
+  await client.close();
+});
