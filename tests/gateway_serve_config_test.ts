@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import { CLI, postInitialize, spawnHttpServe, upstreamConfig } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
+import { finished, spawnSpillway, workspaceWith } from "./_cli.ts";
 
 const SERVE = `[serve]
 client_ceiling = "20KB"
@@ -80,5 +81,34 @@ Deno.test("serve.token_env naming an unset variable stops serve at start, saying
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve without a terminal refuses an ask tool at start, saying which entry and how to fix it", async () => {
+  const workspace = await workspaceWith(
+    upstreamConfig(`[conversation.tools.big]\nresult = "ask"\n`),
+  );
+  try {
+    for (const transport of [["--stdio"], ["--http", "127.0.0.1:0"]]) {
+      const run = await finished(
+        spawnSpillway(
+          ["serve", ...transport, "--workspace", workspace, "--config", "config.toml"],
+          {
+            cwd: workspace,
+            denoFlags: ["--allow-net=127.0.0.1", "--allow-sys"],
+          },
+        ),
+      );
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stdout, "", "stdout carries only the protocol");
+      assert.equal(
+        run.stderr,
+        'spillway serve: conversation.tools.big.result = "ask" needs a person to ask, and no terminal is attached: ' +
+          'run in a terminal, or set result = "unattended" ' +
+          "(e.g. --cfg conversation.tools.big.result=unattended)\n",
+      );
+    }
+  } finally {
+    await Deno.remove(workspace, { recursive: true });
   }
 });
