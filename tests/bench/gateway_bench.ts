@@ -10,6 +10,11 @@
  *   gateway delivers what it records: the 2 MiB batch ceiling's cut (the
  *   tool's threshold is `unlimited` here).
  *
+ * Over stdio, a third contender shows the floor of any gateway in its own
+ * process: a bare relay (tests/fixtures/gateway/bare_relay.ts), an SDK
+ * server forwarding each call to an SDK client of the upstream, with no cap,
+ * no record and no flush: the cost of the second process hop alone.
+ *
  * Through the gateway every call is also recorded in the session's
  * conversation and flushed (one fsync per phase) before it is delivered.
  * The direct servers and the gateways (each in front of its own upstream
@@ -29,6 +34,7 @@ import {
 const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
 const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
 const UPSTREAM_ARGS = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", UPSTREAM];
+const BARE_RELAY = new URL("../fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
 
 const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-bench-" });
 const config = `${dir}/config.toml`;
@@ -101,6 +107,13 @@ const gatewayStdio = await client(
     stderr: "ignore",
   }),
 );
+const bareRelay = await client(
+  new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", "--quiet", BARE_RELAY, Deno.execPath(), ...UPSTREAM_ARGS],
+    maxBufferSize: 256 * 1024 * 1024,
+  }),
+);
 const directPort = await spawnListening([...UPSTREAM_ARGS, "--http", "0"], /listening on (\d+)/);
 const directHttp = await client(
   new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${directPort}/mcp`)),
@@ -111,7 +124,7 @@ const gatewayUrl = await spawnListening(
 );
 const gatewayHttp = await client(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
 
-const clients = { directStdio, gatewayStdio, directHttp, gatewayHttp };
+const clients = { directStdio, gatewayStdio, bareRelay, directHttp, gatewayHttp };
 
 globalThis.addEventListener("unload", () => {
   // Benches have no async teardown: SIGTERM ends the servers (a gateway
@@ -153,6 +166,13 @@ for (const transport of ["stdio", "http"] as const) {
     group: group1,
     fn: async () => void await big(gateway, 1024),
   });
+  if (transport === "stdio") {
+    Deno.bench({
+      name: "bare relay: SDK client → SDK server + client → upstream, 1 KB",
+      group: group1,
+      fn: async () => void await big(bareRelay, 1024),
+    });
+  }
   const group100 = `gateway-1KB-x100-${transport}`;
   const hundred = (sdk: Client) =>
     Promise.all(Array.from({ length: 100 }, () => big(sdk, 1024))).then(() => {});
@@ -167,6 +187,13 @@ for (const transport of ["stdio", "http"] as const) {
     group: group100,
     fn: () => hundred(gateway),
   });
+  if (transport === "stdio") {
+    Deno.bench({
+      name: "bare relay: 100 calls at once (stdio)",
+      group: group100,
+      fn: () => hundred(bareRelay),
+    });
+  }
   const group5 = `gateway-5MB-${transport}`;
   const FIVE_MB = 5 * 1024 * 1024;
   Deno.bench({

@@ -1,0 +1,101 @@
+/**
+ * Where the time of a 1 KB call through `spillway serve --stdio` goes, in
+ * CPU time per call and per process, which a loaded machine does not
+ * distort the way it distorts latency. One SDK client makes `--calls`
+ * sequential 1 KB calls of the conformance upstream's `big` (after 200 to
+ * warm up), and the script prints one JSON line: the mean latency, and the
+ * CPU time per call (user + system, from `/proc/<pid>/stat`) of the client
+ * (this process), of each process between it and the upstream, and of the
+ * upstream.
+ *
+ *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|gateway] [--calls N]
+ *
+ * - `--via direct` (default): the client calls the upstream itself;
+ * - `relay`: through the bare relay (tests/fixtures/gateway/bare_relay.ts),
+ *   an SDK server forwarding to an SDK client: the least any gateway in a
+ *   process of its own does;
+ * - `gateway`: through `spillway serve --stdio`, which also records and
+ *   flushes every call in its workspace (a temporary directory).
+ *
+ * Linux only (`/proc`).
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { Client, StdioClientTransport } from "../../src/service/sdk.ts";
+
+const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
+const BARE_RELAY = new URL("../fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
+const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
+const UPSTREAM_ARGS = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", UPSTREAM];
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    via: { type: "string", default: "direct" },
+    calls: { type: "string", default: "1000" },
+  },
+});
+const via = values.via;
+const calls = Number(values.calls);
+if (!["direct", "relay", "gateway"].includes(via) || !Number.isSafeInteger(calls) || calls < 1) {
+  throw new Error("usage: gateway_cpu.ts [--via direct|relay|gateway] [--calls N]");
+}
+
+const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-cpu-" });
+Deno.writeTextFileSync(
+  `${dir}/config.toml`,
+  `[providers.mcp.conf]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ${JSON.stringify(UPSTREAM_ARGS)}
+`,
+);
+const args = via === "direct"
+  ? UPSTREAM_ARGS
+  : via === "relay"
+  ? ["run", "-A", "--quiet", BARE_RELAY, Deno.execPath(), ...UPSTREAM_ARGS]
+  : [
+    ...["run", "-A", "--quiet", CLI, "serve", "--stdio", "--quiet"],
+    ...["--workspace", `${dir}/workspace`, "--config", `${dir}/config.toml`],
+  ];
+const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
+const client = new Client({ name: "gateway-cpu", version: "0" });
+await client.connect(transport);
+
+/** `pid` and its descendants, parents first. */
+function descendants(pid: number): number[] {
+  const text = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();
+  const children = text === "" ? [] : text.split(/\s+/).map(Number);
+  return [pid, ...children.flatMap(descendants)];
+}
+
+/** User + system CPU time of `pid` so far, in ms (the kernel counts in 10 ms ticks). */
+function cpuMs(pid: number): number {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const call = () => client.callTool({ name: "big", arguments: { bytes: 1024 } });
+for (let i = 0; i < 200; i++) await call();
+const processes = [Deno.pid, ...descendants(transport.pid as number)];
+const before = processes.map(cpuMs);
+const start = performance.now();
+for (let i = 0; i < calls; i++) await call();
+const latencyMs = (performance.now() - start) / calls;
+const after = processes.map(cpuMs);
+const perCall = (i: number) => Number((((after[i] ?? 0) - (before[i] ?? 0)) / calls).toFixed(3));
+console.log(JSON.stringify({
+  via,
+  calls,
+  latencyMs: Number(latencyMs.toFixed(3)),
+  cpuMsPerCall: {
+    client: perCall(0),
+    ...(via === "direct" ? {} : { [via]: perCall(1) }),
+    upstream: perCall(processes.length - 1),
+  },
+  load: Deno.loadavg()[0],
+}));
+await client.close();
+Deno.removeSync(dir, { recursive: true });
