@@ -14,9 +14,20 @@ import {
   CONTRACT_TIMEOUT_MS,
   defineToolSourceContract,
 } from "../src/testing/tool_source_contract.ts";
-import { startScriptedHttpServer } from "./_scripted_server.ts";
+import { type ScriptedHttpServer, startScriptedHttpServer } from "./_scripted_server.ts";
 
 const never = new AbortController().signal;
+
+/** A source on `server`, with the warnings it gave. */
+function sourceOn(server: ScriptedHttpServer): { source: McpUpstreamSource; warnings: string[] } {
+  const warnings: string[] = [];
+  const source = new McpUpstreamSource({
+    name: "mcp.scripted",
+    url: server.url,
+    warn: (message) => warnings.push(message),
+  });
+  return { source, warnings };
+}
 
 defineToolSourceContract("McpUpstreamSource over HTTP", async () => {
   const server = await startScriptedHttpServer();
@@ -39,13 +50,8 @@ defineToolSourceContract("McpUpstreamSource over HTTP", async () => {
 
 Deno.test("an HTTP upstream that dies while a call's stream is open fails that call at once; the next call connects again", async () => {
   const server = await startScriptedHttpServer(["--quiet"]);
-  const warnings: string[] = [];
   // The default timeout (120 s) would outlast the test: the call must not wait for it.
-  const source = new McpUpstreamSource({
-    name: "mcp.scripted",
-    url: server.url,
-    warn: (message) => warnings.push(message),
-  });
+  const { source, warnings } = sourceOn(server);
   try {
     assert.equal(
       (await source.call("echo", { text: "before" }, { signal: never })).content[0]?.text,
@@ -73,7 +79,7 @@ Deno.test("an HTTP upstream that dies while a call's stream is open fails that c
 
 Deno.test("an HTTP upstream whose stream ends without the answer fails the call at once", async () => {
   const server = await startScriptedHttpServer(["--quiet"]);
-  const source = new McpUpstreamSource({ name: "mcp.scripted", url: server.url });
+  const { source } = sourceOn(server);
   try {
     // `stray` answers another request's id, and its stream ends after that.
     await assert.rejects(
@@ -91,12 +97,7 @@ Deno.test("an HTTP upstream whose stream ends without the answer fails the call 
 
 Deno.test("closing an HTTP upstream source ends its session with a DELETE; a cancelled call's ended stream is no fault", async () => {
   const server = await startScriptedHttpServer();
-  const warnings: string[] = [];
-  const source = new McpUpstreamSource({
-    name: "mcp.scripted",
-    url: server.url,
-    warn: (message) => warnings.push(message),
-  });
+  const { source, warnings } = sourceOn(server);
   try {
     const controller = new AbortController();
     const waiting = source.call("wait", {}, { signal: controller.signal });
