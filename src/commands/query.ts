@@ -12,7 +12,6 @@ import type { InspectionEvent } from "xstate";
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { InspectionLog } from "../host/inspection_log.ts";
 import { StopSignals } from "../host/stop_signals.ts";
 import { plural } from "../host/plural.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
@@ -30,6 +29,7 @@ import {
   CONFIG_FLAGS,
   configOptionsFromFlags,
   INSPECT_FLAG,
+  openInspectionLog,
   OUTPUT_FLAGS,
 } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
@@ -177,6 +177,8 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   });
   breakLine = () => reporter.breakLine();
   const usage = new UsageTally();
+  // Before the runtime starts: a file that cannot be written leaves nothing running.
+  const inspection = await openInspectionLog(query.inspectPath, io);
   const runtime = await createRuntime({
     provider: query.provider,
     workspace: query.workspace,
@@ -200,9 +202,6 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
       ? { prompter: new TerminalPrompter({ io: terminal, spinner }) }
       : {}),
   });
-  const inspection = query.inspectPath === undefined
-    ? undefined
-    : await InspectionLog.create(resolve(io.cwd, query.inspectPath));
   let result: QueryResult;
   try {
     // Stopped while starting: there is no turn to record.

@@ -17,7 +17,6 @@ import { Gateway } from "../gateway/gateway.ts";
 import { isLoopback } from "../gateway/http_access.ts";
 import { serveHttp } from "../gateway/serve_http.ts";
 import { serveStdio } from "../gateway/serve_stdio.ts";
-import { InspectionLog } from "../host/inspection_log.ts";
 import { StopSignals } from "../host/stop_signals.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { reasonText } from "../service/reason_text.ts";
@@ -34,6 +33,7 @@ import {
   CONFIG_FLAGS,
   configOptionsFromFlags,
   INSPECT_FLAG,
+  openInspectionLog,
   OUTPUT_FLAGS,
 } from "./_common_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
@@ -164,10 +164,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     onStop: (_signal, says) =>
       io.stderr(`spillway serve: ${says}: finishing the calls in flight, then exiting\n`),
   });
-  const inspectPath = flags.string("inspect");
-  const inspection = inspectPath === undefined
-    ? undefined
-    : await InspectionLog.create(resolve(io.cwd, inspectPath));
+  const inspection = await openInspectionLog(flags.string("inspect"), io);
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
   // Notices and warnings name tools (from upstream servers, clients, config): one inert line each.
   const printLine = (line: string) =>
