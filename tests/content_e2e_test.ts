@@ -139,26 +139,35 @@ Deno.test("query with server-everything: typed blocks recorded, placeholders sho
   }
 });
 
-Deno.test("query: a cut that drops an image, audio and a link says so in its notice", async () => {
+/**
+ * A workspace whose config runs the report fixture server (and `more`
+ * config), with `script.toml` calling its `tool` once as `call_1`.
+ */
+function reportWorkspace(tool: string, more = ""): Promise<string> {
   const server = join(REPO, "tests", "fixtures", "content", "report_server.ts");
-  const workspace = await workspaceWith(
+  return workspaceWith(
     `[providers.mcp.reports]
 type = "stdio"
 command = ${JSON.stringify(Deno.execPath())}
 arguments = ["run", "--quiet", "--no-lock", "--allow-env", ${JSON.stringify(server)}]
 
-[conversation.tools.report]
-size_threshold = "1KB"
-`,
+${more}`,
     {
       "script.toml": `[[cycles]]
-text = "The report."
-tool_calls = [{ id = "call_1", name = "report", arguments = {} }]
+text = "Calling ${tool}."
+tool_calls = [{ id = "call_1", name = "${tool}", arguments = {} }]
 
 [[cycles]]
 text = "Read it."
 `,
     },
+  );
+}
+
+Deno.test("query: a cut that drops an image, audio and a link says so in its notice", async () => {
+  const workspace = await reportWorkspace(
+    "report",
+    '[conversation.tools.report]\nsize_threshold = "1KB"\n',
   );
   try {
     const run = await query(workspace, [
@@ -192,23 +201,7 @@ text = "Read it."
 });
 
 Deno.test("query: a result of structured content alone shows and records its JSON, not an empty result", async () => {
-  const server = join(REPO, "tests", "fixtures", "content", "report_server.ts");
-  const workspace = await workspaceWith(
-    `[providers.mcp.reports]
-type = "stdio"
-command = ${JSON.stringify(Deno.execPath())}
-arguments = ["run", "--quiet", "--no-lock", "--allow-env", ${JSON.stringify(server)}]
-`,
-    {
-      "script.toml": `[[cycles]]
-text = "Counting."
-tool_calls = [{ id = "call_1", name = "counts", arguments = {} }]
-
-[[cycles]]
-text = "200 lines."
-`,
-    },
-  );
+  const workspace = await reportWorkspace("counts");
   try {
     const run = await query(workspace, ["--script", join(workspace, "script.toml"), "count"]);
     assert.equal(run.code, 0, run.stderr);
