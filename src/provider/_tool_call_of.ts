@@ -22,7 +22,10 @@ export function toolCallOf(
   outputLimit?: ToolCall["outputLimit"],
 ): ToolCall {
   const read = readCallArguments(text);
-  if (read.problem === undefined) {
+  // Blank text means no arguments, unless the output limit cut the answer
+  // before any arrived: running the call with `{}` would run what nobody asked for.
+  const cutBeforeAny = outputLimit !== undefined && text.trim() === "";
+  if (read.problem === undefined && !cutBeforeAny) {
     return { id: head.id, name: head.name, arguments: read.arguments };
   }
   return {
