@@ -11,8 +11,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
-import { parseConfig } from "../src/config/parse_config.ts";
-import { listConfiguredTools } from "../src/runtime/list_configured_tools.ts";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 
@@ -94,19 +92,16 @@ Deno.test("config check never prints environment values of MCP servers", async (
   });
 });
 
-/** A `[providers.mcp.<name>]` table running the example upstream server (it lists `echo`). */
-function demoServer(name: string): string {
-  const server = join(REPO, "examples", "upstream_server.ts");
-  return `[providers.mcp.${name}]\ntype = "stdio"\ncommand = ${JSON.stringify(Deno.execPath())}\n` +
-    `arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(server)}]\n`;
-}
-
 Deno.test("config check lists an upstream server's tools to check the entries naming them", async () => {
   await withDir(async (dir) => {
+    const server = join(REPO, "examples", "upstream_server.ts");
     await write(
       join(dir, "config.toml"),
       `[conversation.tools.echo]\nsize_threshold = "1MB"\n` +
-        `[conversation.tools.big_reprot]\nsize_threshold = "1MB"\n` + demoServer("demo"),
+        `[conversation.tools.big_reprot]\nsize_threshold = "1MB"\n` +
+        `[conversation.tools.say]\nsource = "mcp.demo.ech"\n` +
+        `[providers.mcp.demo]\ntype = "stdio"\ncommand = ${JSON.stringify(Deno.execPath())}\n` +
+        `arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(server)}]\n`,
     );
     const io = captureCommandIo({ env: {}, cwd: dir });
     assert.equal(await main(["config", "check", "--config", "config.toml", "--quiet"], io), 0);
@@ -114,59 +109,10 @@ Deno.test("config check lists an upstream server's tools to check the entries na
     assert.equal(
       io.err(),
       "warning: conversation.tools.big_reprot (config.toml:4): no source provides a tool named " +
-        "big_reprot, so these settings are never used (did you mean big_report?)\n",
-    );
-  });
-});
-
-/**
- * `config check` and `query` on the same configuration: the problems `query`
- * refuses to start with are the ones `config check` reports, word for word,
- * and both exit 1 with nothing on stdout.
- */
-async function assertSameProblems(dir: string, config: string, expected: string): Promise<void> {
-  await write(join(dir, ".spillway", "config.toml"), config);
-  await write(join(dir, "script.toml"), `[[cycles]]\ntext = "Hello."\n`);
-  const check = captureCommandIo({ env: {}, cwd: dir });
-  assert.equal(await main(["config", "check"], check), 1, check.err());
-  assert.equal(check.err(), expected);
-  assert.equal(check.out(), "");
-  const query = captureCommandIo({ env: {}, cwd: dir });
-  assert.equal(await main(["query", "--script", "script.toml", "--quiet", "hi"], query), 1);
-  assert.equal(query.err(), expected);
-  assert.equal(query.out(), "");
-}
-
-Deno.test("config check reports a local tool named like a builtin one, as query does at start", async () => {
-  await withDir(async (dir) => {
-    await assertSameProblems(
-      dir,
-      `[conversation.tools.fs_read_file]\nsource = "local"\ncommand = ["cat", "notes.txt"]\n`,
-      "The configuration is invalid (1 problem):\n" +
-        "  builtin and local both list a tool named fs_read_file: give the local tool another name\n",
-    );
-  });
-});
-
-Deno.test("config check reports two servers listing the same tools, and a tool a server does not list, as query does", async () => {
-  await withDir(async (dir) => {
-    // The example server's tools, as it lists them.
-    const listed = await listConfiguredTools(parseConfig(demoServer("demo")), { cwd: dir });
-    const tools = listed.sourceTools.get("mcp.demo") ?? [];
-    assert.ok(tools.includes("echo") && tools.includes("big_report"), `it lists ${tools}`);
-    // big_report is routed by its entry: only the tools both list under their own names clash.
-    const clashes = tools.filter((tool) => tool !== "big_report").map((tool) =>
-      `  mcp.demo and mcp.copy both list a tool named ${tool}: rename one with an entry such ` +
-      `as [conversation.tools.copy_${tool}] source = "mcp.copy.${tool}"\n`
-    );
-    await assertSameProblems(
-      dir,
-      `[conversation.tools.big_report]\nsource = "mcp.demo.big_report"\n` +
-        `[conversation.tools.say]\nsource = "mcp.demo.ech"\n` +
-        demoServer("demo") + demoServer("copy"),
-      `The configuration is invalid (${1 + clashes.length} problems):\n` +
-        '  .spillway/config.toml:4: conversation.tools.say.source = "mcp.demo.ech" names tool ' +
-        "ech, which mcp.demo does not list (did you mean echo?)\n" + clashes.join(""),
+        "big_reprot, so these settings are never used (did you mean big_report?)\n" +
+        'warning: conversation.tools.say (config.toml:6): source = "mcp.demo.ech", but ' +
+        "providers.mcp.demo lists no tool named ech (did you mean echo?), so query and serve " +
+        "will not start\n",
     );
   });
 });

@@ -24,7 +24,6 @@ import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
-import { SpillwayError } from "../errors/spillway_error.ts";
 
 /** Keys shown for every tool; the rest appear when set, or always under `-v`. */
 const ALWAYS_SHOWN: readonly ToolConfigKey[] = ["run", "result", "size_threshold"];
@@ -51,16 +50,12 @@ export const configCheckCommand: Command = {
 Prints the layers, every configured tool (and the '*' defaults) with its
 effective settings and the layer each came from, and the MCP servers.
 
-To know their tools, each stdio MCP server is started just long enough to
-list them (all at once, each within its startup_timeout) and stopped
-again. What would keep query and serve from starting is a problem, as they
-say it: an entry picking a tool its server does not list, or a tool name
-two sources list (a local tool named like a builtin one, two servers).
-
 Warns (on stderr, one line each) about tool entries no source provides,
 with the closest existing name: a misspelled entry would apply to nothing.
-A server that cannot be consulted is named, and the entries only it could
-provide are not checked. Warnings do not change the exit code.
+To know their tools, each stdio MCP server is started just long enough to
+list them (all at once, each within its startup_timeout) and stopped
+again; a server that cannot be consulted is named, and the entries only it
+could provide are not checked. Warnings do not change the exit code.
 
 Exits 0 when the configuration is valid, 1 when it is not (every problem
 is printed to stderr), 2 on a usage error.`,
@@ -77,15 +72,6 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     throw error;
   }
   const available = await listConfiguredTools(config, { cwd: io.cwd });
-  if (available.problems.length > 0) {
-    // What query and serve would refuse to start with, worded as they word it.
-    const problems = [...available.problems];
-    printConfigProblems(
-      new SpillwayError("config_invalid", problems.join("\n"), { errors: problems }),
-      io,
-    );
-    return 1;
-  }
   if (!flags.boolean("quiet")) io.stdout(renderReport(config, io, flags.count("verbose") > 0));
   for (const warning of unknownToolWarnings(config, available)) {
     io.stderr(`${sanitizeForTerminal(`warning: ${warning}`, SINGLE_LINE)}\n`);

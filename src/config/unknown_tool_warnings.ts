@@ -20,11 +20,9 @@ export interface ToolAvailability {
   readonly tools: readonly string[];
   /**
    * The tools each consulted source lists under its own names, by source
-   * name (`"mcp.github"`). An entry that picks a tool of one of them
-   * (`source = "mcp.github.search"`) gets no warning: a tool its server does
-   * not list is a route problem (query and serve refuse to start, and
-   * `config check` says so). Default: none known, and such entries are
-   * checked against `tools` like the others.
+   * name (`"mcp.github"`), for entries that pick a source's tool
+   * (`source = "mcp.github.search"`). Default: none known, and such entries
+   * are checked against `tools` like the others.
    */
   readonly sourceTools?: ReadonlyMap<string, readonly string[]>;
   /**
@@ -92,9 +90,17 @@ export function unknownToolWarnings(
         unchecked.get(server)?.push(name);
         continue;
       }
-      // A tool the server does not list cannot be routed: that is a problem the
-      // route table reports (query and serve refuse to start), not a warning.
-      if (available.sourceTools?.has(server)) continue;
+      const listed = available.sourceTools?.get(server);
+      if (listed !== undefined) {
+        if (listed.includes(source.tool)) continue;
+        // The runtime cannot route the entry: query and serve refuse to start with it.
+        warnings.push(
+          `${entry}: source = "${source.text}", but providers.mcp.${source.server} lists no ` +
+            `tool named ${source.tool}${suggestion(source.tool, listed)}, ` +
+            "so query and serve will not start",
+        );
+        continue;
+      }
     } else if (source === undefined && unconsulted.size > 0) {
       // It may be a tool of a server nobody could ask, unless it looks like a typo of a known one.
       const close = suggestion(name, available.tools);

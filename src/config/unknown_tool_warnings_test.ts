@@ -66,7 +66,9 @@ Deno.test("unknownToolWarnings() checks an entry that picks a server's tool agai
   assert.deepEqual(unknownToolWarnings(CONFIG, { tools, sourceTools }), [
     "conversation.tools.fs_lst_files (c.toml:8): no source provides a tool named fs_lst_files, " +
     "so these settings are never used (did you mean fs_list_files?)",
-    // issues picks list_isues, which github does not list: a route problem, not a warning.
+    'conversation.tools.issues (c.toml:18): source = "mcp.github.list_isues", but ' +
+    "providers.mcp.github lists no tool named list_isues (did you mean list_issues?), so query " +
+    "and serve will not start",
   ]);
 });
 

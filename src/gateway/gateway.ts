@@ -20,9 +20,9 @@ import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_polici
 import { outputOptions } from "../runtime/output_options.ts";
 import { spillFromConfig } from "../runtime/spill_from_config.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
-import { serveBlobResources } from "../service/blob_resources.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
+import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 import type { BarrierKind } from "../service/executor.ts";
 import type { Server, ServerCapabilities, Tool, Transport } from "../service/sdk.ts";
 import type { ByteSize } from "../size/byte_size.ts";
@@ -32,6 +32,8 @@ import type { StreamStore } from "../stream/stream_store.ts";
 import { createSessionServer } from "./_session_server.ts";
 import { listedTool } from "./listed_tools.ts";
 import { resultLimit } from "./result_limit.ts";
+import { serveCatalog } from "./serve_catalog.ts";
+import { UpstreamCatalog } from "./upstream_catalog.ts";
 import { SessionHost } from "./session_host.ts";
 
 /**
@@ -107,6 +109,8 @@ export class Gateway {
     const policy = this.#policyFor(tool);
     return this.#structured.has(tool) ? { ...policy, structuredResults: true } : policy;
   };
+  /** The upstream servers' prompts and resources, once listed. */
+  #catalog: UpstreamCatalog | undefined;
   #nextCall = 0;
   #closing: Promise<void> | undefined;
 
@@ -157,6 +161,11 @@ export class Gateway {
       if (options.prompter === undefined) {
         refuseToolsNeedingPerson(service.list().map((tool) => tool.name), config, policyFor);
       }
+      gateway.#catalog = await UpstreamCatalog.load(
+        plan.sources.filter((source) => source instanceof McpUpstreamSource),
+        options.warn ??
+          ((message) => log.warn(message.replaceAll("{", "{{").replaceAll("}", "}}"))),
+      );
     } catch (error) {
       await service.close();
       throw error;
@@ -167,6 +176,15 @@ export class Gateway {
       gateway.#listTools();
       for (const session of gateway.#sessions.values()) {
         void session.server.sendToolListChanged().catch(() => {});
+      }
+    });
+    // An upstream's prompts or resources changed: tell every client, which lists them anew.
+    gateway.#catalog.onChanged((kind) => {
+      for (const { server } of gateway.#sessions.values()) {
+        const sent = kind === "prompts"
+          ? server.sendPromptListChanged()
+          : server.sendResourceListChanged();
+        void sent.catch(() => {});
       }
     });
     return gateway;
@@ -195,10 +213,21 @@ export class Gateway {
     return [...this.#sessions.values()];
   }
 
-  /** What the gateway advertises at initialize. */
+  /**
+   * What the gateway advertises at initialize: its tools and logging, the
+   * upstream servers' prompts and resources, and resources also when it
+   * serves stored outputs.
+   */
   get capabilities(): ServerCapabilities {
-    const resources = this.#service.blobStore === undefined ? {} : { resources: {} };
-    return { tools: { listChanged: true }, logging: {}, ...resources };
+    const upstream = this.#catalog?.capabilities ?? {};
+    const resources = upstream.resources ??
+      (this.#service.blobStore === undefined ? undefined : {});
+    return {
+      tools: { listChanged: true },
+      logging: {},
+      ...(upstream.prompts === undefined ? {} : { prompts: upstream.prompts }),
+      ...(resources === undefined ? {} : { resources }),
+    };
   }
 
   /**
@@ -256,8 +285,7 @@ export class Gateway {
     server.onerror = (error) => log.warn("session {session}: {error}", { session: id, error });
     this.#sessions.set(id, session);
     this.#hosts.set(id, host);
-    const blobs = this.#service.blobStore;
-    if (blobs !== undefined) serveBlobResources(server, blobs);
+    if (this.#catalog !== undefined) serveCatalog(server, this.#catalog, this.#service.blobStore);
     await server.connect(transport);
     return session;
   }

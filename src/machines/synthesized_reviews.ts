@@ -105,10 +105,8 @@ export function unavailableToolReview(call: ToolCall, available: readonly string
  */
 export function invalidArgumentsReview(call: ToolCall): Review {
   const text = call.invalidArguments ?? "";
-  const { summary, detail } = readCallArguments(text).problem ?? {
-    summary: "not a JSON object",
-    detail: text.trim() === "" ? "None arrived" : "The provider could not read them",
-  };
+  const { summary, detail } = readCallArguments(text).problem ??
+    { summary: "not a JSON object", detail: "The provider could not read them" };
   const head = `the arguments of call ${call.id} to tool ${call.name} are ${summary}: ` +
     `${quoted(text)}\n${visible(detail)}. `;
   const limit = call.outputLimit;

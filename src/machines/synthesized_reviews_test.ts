@@ -73,25 +73,6 @@ Deno.test("invalidArgumentsReview() says when the model's output limit cut the a
   );
 });
 
-Deno.test("invalidArgumentsReview(): arguments the output limit cut before any arrived (golden)", () => {
-  const review = invalidArgumentsReview({
-    ...call(""),
-    outputLimit: {
-      stop: 'stop_reason "max_tokens"',
-      raise: "max_tokens under [providers.llm.anthropic], now 8192",
-    },
-  });
-  assert.equal(
-    review.response.content,
-    'the arguments of call call_7 to tool read_file are not a JSON object: ""\n' +
-      "None arrived. " +
-      'The answer stopped at the model\'s output limit (stop_reason "max_tokens") in these ' +
-      "arguments: they were cut short. The call was not run: send it again with shorter " +
-      "arguments as one JSON object (a long text over several calls); if they cannot be " +
-      "shorter, the limit must be raised: max_tokens under [providers.llm.anthropic], now 8192.",
-  );
-});
-
 Deno.test("invalidArgumentsReview() quotes at most the first 200 characters, whole, and the size of all", () => {
   const long = '{"text": "' + "🙂".repeat(300);
   assert.equal(

@@ -22,10 +22,7 @@ export function toolCallOf(
   outputLimit?: ToolCall["outputLimit"],
 ): ToolCall {
   const read = readCallArguments(text);
-  // Blank text means no arguments, unless the output limit cut the answer
-  // before any arrived: running the call with `{}` would run what nobody asked for.
-  const cutBeforeAny = outputLimit !== undefined && text.trim() === "";
-  if (read.problem === undefined && !cutBeforeAny) {
+  if (read.problem === undefined) {
     return { id: head.id, name: head.name, arguments: read.arguments };
   }
   return {

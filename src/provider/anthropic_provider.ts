@@ -227,11 +227,9 @@ class StreamedAnswer {
     const tools = [...this.#blocks.entries()].sort(([a], [b]) => a - b)
       .flatMap(([, block]) => block.kind === "tool" ? [block] : []);
     const toolCalls: ToolCall[] = tools.map((block, index) => {
+      const json = block.json === "" ? JSON.stringify(block.start ?? {}) : block.json;
       // Blocks stream one after another: only the last can have been cut by the limit.
       const cut = this.#atOutputLimit && index === tools.length - 1;
-      // Cut before its first input piece, a block's `input: {}` at the start
-      // is a placeholder, not arguments the model chose.
-      const json = block.json === "" && !cut ? JSON.stringify(block.start ?? {}) : block.json;
       return toolCallOf(
         { id: block.id, name: block.name },
         json,

@@ -136,32 +136,6 @@ Deno.test("AnthropicProvider marks the last tool_use of an answer stopped by max
   });
 });
 
-Deno.test("AnthropicProvider does not run a last tool_use cut by max_tokens before its first input piece", async () => {
-  await withServer(async (server, provider) => {
-    server.reply(anthropicAnswer({
-      toolCalls: [{ id: "toolu_a", name: "read_log", arguments: "" }],
-      atOutputLimit: true,
-    }));
-    assert.deepEqual((await provider({ maxTokens: 512 }).complete(request())).toolCalls, [{
-      id: "toolu_a",
-      name: "read_log",
-      arguments: {},
-      invalidArguments: "",
-      outputLimit: {
-        stop: 'stop_reason "max_tokens"',
-        raise: "max_tokens under [providers.llm.anthropic], now 512",
-      },
-    }]);
-    // The same block at a normal stop is a call without arguments.
-    server.reply(
-      anthropicAnswer({ toolCalls: [{ id: "toolu_b", name: "read_log", arguments: "" }] }),
-    );
-    assert.deepEqual((await provider().complete(request())).toolCalls, [
-      { id: "toolu_b", name: "read_log", arguments: {} },
-    ]);
-  });
-});
-
 Deno.test("AnthropicProvider sends the model, max_tokens, the tools, tool_result turns and the key", async () => {
   await withServer(async (server, provider) => {
     server.reply(anthropicAnswer({ text: "ok" }));

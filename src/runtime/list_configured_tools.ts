@@ -5,9 +5,8 @@
  * tools (all at once, each within its own `startup_timeout`, as when a run
  * starts it) and stopped again. A server that cannot be started, does not
  * answer in time, or is of a type this runtime cannot reach yet is reported
- * as not consulted, with why. `config check` uses this to report what would
- * keep `query` and `serve` from starting (the same route problems, worded the
- * same), and to warn about configured tools no source provides.
+ * as not consulted, with why. `config check` uses this to warn about
+ * configured tools no source provides.
  *
  * @module
  */
@@ -15,20 +14,7 @@
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolAvailability } from "../config/unknown_tool_warnings.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
-import { planToolRoutes } from "../service/tool_routes.ts";
-import { spillFromConfig } from "./spill_from_config.ts";
-import { toolRoutesFromConfig, upstreamToolSource } from "./tool_sources_from_config.ts";
-
-/** What {@linkcode listConfiguredTools} found. */
-export interface ConfiguredTools extends Required<ToolAvailability> {
-  /**
-   * What would keep `query` and `serve` from starting, as they word it: a
-   * route to a tool its server does not list, a tool name two sources list
-   * (a local tool named like a builtin one, two servers). Only sources
-   * consulted are checked.
-   */
-  readonly problems: readonly string[];
-}
+import { upstreamToolSource } from "./tool_sources_from_config.ts";
 
 /** Options of {@linkcode listConfiguredTools}. */
 export interface ListConfiguredToolsOptions {
@@ -42,8 +28,7 @@ export interface ListConfiguredToolsOptions {
  *
  * @param config the configuration whose sources are listed
  * @param options where servers start
- * @returns the exported tool names, each consulted source's own tools, the sources not
- *   consulted, and the problems the runtime would refuse to start with
+ * @returns the tool names, each consulted source's own tools, and the sources not consulted
  *
  * @example
  * ```ts
@@ -58,14 +43,18 @@ export interface ListConfiguredToolsOptions {
 export async function listConfiguredTools(
   config: SpillwayConfig,
   options: ListConfiguredToolsOptions,
-): Promise<ConfiguredTools> {
-  // Only the names of the spill tools are used: nothing is written.
-  const spillTools = spillFromConfig(config, options.cwd)?.tools ?? [];
+): Promise<Required<ToolAvailability>> {
   const sourceTools = new Map<string, readonly string[]>([
-    ["builtin", [...BUILTIN_TOOLS, ...spillTools].map((tool) => tool.name)],
+    ["builtin", BUILTIN_TOOLS.map((tool) => tool.name)],
   ]);
   const notConsulted: { source: string; reason: string }[] = [];
-  const local = config.toolNames().filter((name) => config.tool(name).source()?.kind === "local");
+  const local: string[] = [];
+  const routed: [name: string, server: string, tool: string][] = [];
+  for (const name of config.toolNames()) {
+    const source = config.tool(name).source();
+    if (source?.kind === "local") local.push(name);
+    if (source?.kind === "mcp") routed.push([name, `mcp.${source.server}`, source.tool]);
+  }
   sourceTools.set("local", local);
   const listed = await Promise.all(
     config.mcpProviders().map(async (provider) => {
@@ -87,7 +76,10 @@ export async function listConfiguredTools(
     if (found.tools !== undefined) sourceTools.set(found.name, found.tools);
     else notConsulted.push({ source: found.name, reason: found.reason ?? "" });
   }
-  // The table the runtime would export, from the sources that could be asked.
-  const plan = planToolRoutes(sourceTools, toolRoutesFromConfig(config));
-  return { tools: [...plan.routes.keys()], sourceTools, notConsulted, problems: plan.problems };
+  // Every source's tools under their own names, then the entries that pick one under theirs.
+  const tools = new Set([...sourceTools.values()].flat());
+  for (const [name, server, tool] of routed) {
+    if (sourceTools.get(server)?.includes(tool)) tools.add(name);
+  }
+  return { tools: [...tools], sourceTools, notConsulted };
 }

@@ -62,10 +62,12 @@ export function toolSourcesFromConfig(
       timeoutFor: timeoutOf,
     }),
   ];
+  const routes: Record<string, ToolRoute> = {};
   const local: LocalToolSpec[] = [];
   for (const name of config.toolNames()) {
     const tool = config.tool(name);
-    if (tool.source()?.kind === "local") {
+    const source = tool.source();
+    if (source?.kind === "local") {
       const command = tool.command() ?? [];
       const description = tool.description();
       local.push({
@@ -75,6 +77,13 @@ export function toolSourcesFromConfig(
         cwd: options.cwd,
         ...(description === undefined ? {} : { description }),
       });
+    } else if (source?.kind === "mcp") {
+      const origin = tool.describe("source");
+      routes[name] = {
+        source: `mcp.${source.server}`,
+        sourceTool: source.tool,
+        ...(origin === undefined ? {} : { origin }),
+      };
     }
   }
   if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));
@@ -87,28 +96,7 @@ export function toolSourcesFromConfig(
       }),
     );
   }
-  return { sources, routes: toolRoutesFromConfig(config) };
-}
-
-/**
- * The renames the configuration asks for: each `source = "mcp.<server>.<tool>"`
- * entry routes its name to that tool of that server (the entry's place in
- * the config rides along, for messages).
- */
-export function toolRoutesFromConfig(config: SpillwayConfig): Record<string, ToolRoute> {
-  const routes: Record<string, ToolRoute> = {};
-  for (const name of config.toolNames()) {
-    const tool = config.tool(name);
-    const source = tool.source();
-    if (source?.kind !== "mcp") continue;
-    const origin = tool.describe("source");
-    routes[name] = {
-      source: `mcp.${source.server}`,
-      sourceTool: source.tool,
-      ...(origin === undefined ? {} : { origin }),
-    };
-  }
-  return routes;
+  return { sources, routes };
 }
 
 /**

@@ -39,50 +39,68 @@ export const MAX_BLOB_RESOURCE_BYTES = 32 * 1024 * 1024;
  */
 export function serveBlobResources(server: Server, store: BlobStore): void {
   server.registerCapabilities({ resources: {} });
-  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
-    const blobs = await store.list();
-    const after = request.params?.cursor;
-    const start = after === undefined ? 0 : blobs.findIndex((blob) => blob.ref > after);
-    const page = start < 0 ? [] : blobs.slice(start, start + PAGE_SIZE);
-    const result: ListResourcesResult = {
-      resources: page.map((blob) => ({
-        uri: BLOB_URI_PREFIX + blob.ref,
-        name: blob.ref,
-        title: `tool output, ${ByteSize.fromBytes(blob.bytes).human()}`,
-        mimeType: "text/plain",
-        size: blob.bytes,
-      })),
-    };
-    const last = page.at(-1);
-    if (last !== undefined && start + PAGE_SIZE < blobs.length) result.nextCursor = last.ref;
-    return result;
-  });
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params;
-    const ref = uri.startsWith(BLOB_URI_PREFIX) ? uri.slice(BLOB_URI_PREFIX.length) : "";
-    if (!isBlobRef(ref)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `unknown resource ${
-          JSON.stringify(uri)
-        } (expected ${BLOB_URI_PREFIX}sha256:<64 hex digits>)`,
-      );
-    }
-    const blob = await store.stat(ref);
-    if (blob === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
-    }
-    if (blob.bytes > MAX_BLOB_RESOURCE_BYTES) {
-      const size = ByteSize.fromBytes(blob.bytes).human();
-      const limit = ByteSize.fromBytes(MAX_BLOB_RESOURCE_BYTES).human();
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `stored output ${ref} is ${size}, over the ${limit} resources/read serves: ` +
-          `page it with the read_tool_output tool`,
-      );
-    }
-    const text = await Deno.readTextFile(blob.path);
-    const result: ReadResourceResult = { contents: [{ uri, mimeType: "text/plain", text }] };
-    return result;
-  });
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    (request) => listBlobResources(store, request.params?.cursor),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    (request) => readBlobResource(store, request.params.uri),
+  );
+}
+
+/**
+ * One page of `store`'s blobs as resources: the first without `cursor`, then
+ * the one its `nextCursor` names.
+ */
+export async function listBlobResources(
+  store: BlobStore,
+  cursor: string | undefined,
+): Promise<ListResourcesResult> {
+  const blobs = await store.list();
+  const start = cursor === undefined ? 0 : blobs.findIndex((blob) => blob.ref > cursor);
+  const page = start < 0 ? [] : blobs.slice(start, start + PAGE_SIZE);
+  const result: ListResourcesResult = {
+    resources: page.map((blob) => ({
+      uri: BLOB_URI_PREFIX + blob.ref,
+      name: blob.ref,
+      title: `tool output, ${ByteSize.fromBytes(blob.bytes).human()}`,
+      mimeType: "text/plain",
+      size: blob.bytes,
+    })),
+  };
+  const last = page.at(-1);
+  if (last !== undefined && start + PAGE_SIZE < blobs.length) result.nextCursor = last.ref;
+  return result;
+}
+
+/**
+ * The stored output `uri` names, whole.
+ *
+ * @throws {McpError} `InvalidParams` for a URI that names no stored output,
+ *   or one over {@linkcode MAX_BLOB_RESOURCE_BYTES}
+ */
+export async function readBlobResource(store: BlobStore, uri: string): Promise<ReadResourceResult> {
+  const ref = uri.startsWith(BLOB_URI_PREFIX) ? uri.slice(BLOB_URI_PREFIX.length) : "";
+  if (!isBlobRef(ref)) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown resource ${JSON.stringify(uri)} (expected ${BLOB_URI_PREFIX}sha256:<64 hex digits>)`,
+    );
+  }
+  const blob = await store.stat(ref);
+  if (blob === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
+  }
+  if (blob.bytes > MAX_BLOB_RESOURCE_BYTES) {
+    const size = ByteSize.fromBytes(blob.bytes).human();
+    const limit = ByteSize.fromBytes(MAX_BLOB_RESOURCE_BYTES).human();
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `stored output ${ref} is ${size}, over the ${limit} resources/read serves: ` +
+        `page it with the read_tool_output tool`,
+    );
+  }
+  const text = await Deno.readTextFile(blob.path);
+  return { contents: [{ uri, mimeType: "text/plain", text }] };
 }

@@ -1,8 +1,6 @@
 /**
  * Works out which exported tool name runs which tool of which source: every
- * source tool under its own name, except where the config renames it. The
- * same plan, from names alone, tells `config check` what would keep `query`
- * and `serve` from starting.
+ * source tool under its own name, except where the config renames it.
  *
  * @module
  */
@@ -42,7 +40,7 @@ export interface ResolvedRoute {
  *
  * @throws {SpillwayError} `config_invalid` when routes name tools their sources do not
  *   list, or two sources list a tool of the same name that no route renames (each
- *   problem a line of `details.errors`, as {@linkcode planToolRoutes} words it)
+ *   problem a line of `details.errors`)
  * @throws {TypeError} when a route names a source that does not exist, or two sources
  *   share a name
  */
@@ -57,97 +55,49 @@ export function resolveToolRoutes(
     }
     bySource.set(source.name, [source, new Map(definitions.map((d) => [d.name, d]))]);
   }
+  const routes = new Map<string, ResolvedRoute>();
+  const renamed = new Set<string>();
+  const problems: string[] = [];
   for (const [exported, route] of Object.entries(toolNames)) {
-    if (!bySource.has(route.source)) {
+    const found = bySource.get(route.source);
+    if (found === undefined) {
       throw new TypeError(
         `tool \`${exported}\` names the source \`${route.source}\`, which does not exist ` +
           `(sources: ${[...bySource.keys()].join(", ") || "none"})`,
       );
     }
-  }
-  const names = new Map([...bySource].map(([name, [, definitions]]) => [name, [
-    ...definitions.keys(),
-  ]]));
-  const plan = planToolRoutes(names, toolNames);
-  if (plan.problems.length > 0) {
-    throw new SpillwayError("config_invalid", plan.problems.join("\n"), {
-      errors: plan.problems,
-    });
-  }
-  const routes = new Map<string, ResolvedRoute>();
-  for (const [exported, route] of plan.routes) {
-    const [source, definitions] = bySource.get(route.source)!;
-    const definition = definitions.get(route.sourceTool)!;
-    routes.set(exported, {
-      source,
-      sourceTool: route.sourceTool,
-      definition: definition.name === exported ? definition : { ...definition, name: exported },
-    });
-  }
-  return routes;
-}
-
-/** The exported tool table by names, and what keeps it from being built. */
-export interface ToolRoutePlan {
-  /** Every exported name and the source tool it runs, explicit routes first. */
-  readonly routes: ReadonlyMap<string, ToolRoute>;
-  /** One line per problem (a route to a tool its source does not list, a name two sources list). */
-  readonly problems: readonly string[];
-}
-
-/**
- * The exported tool table from the names each source lists: what
- * {@linkcode resolveToolRoutes} builds at start, and what `config check`
- * checks without starting anything but the servers it lists. A route to a
- * source missing from `listed` (one whose tools are unknown) is left out.
- *
- * @param listed each source's tool names, by source name
- * @param toolNames the routes the configuration asks for, by exported name
- * @returns the routes and the problems, worded for a person
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { planToolRoutes } from "./tool_routes.ts";
- * const plan = planToolRoutes(new Map([["builtin", ["fs_read_file"]], ["local", ["fs_read_file"]]]), {});
- * assert.deepEqual(plan.problems, [
- *   "builtin and local both list a tool named fs_read_file: give the local tool another name",
- * ]);
- * ```
- */
-export function planToolRoutes(
-  listed: ReadonlyMap<string, readonly string[]>,
-  toolNames: Readonly<Record<string, ToolRoute>>,
-): ToolRoutePlan {
-  const routes = new Map<string, ToolRoute>();
-  const renamed = new Set<string>();
-  const problems: string[] = [];
-  for (const [exported, route] of Object.entries(toolNames)) {
-    const tools = listed.get(route.source);
-    if (tools === undefined) continue;
-    if (!tools.includes(route.sourceTool)) {
-      problems.push(unlistedTool(exported, route, tools));
+    const [source, definitions] = found;
+    const definition = definitions.get(route.sourceTool);
+    if (definition === undefined) {
+      problems.push(unlistedTool(exported, route, [...definitions.keys()]));
       continue;
     }
     if (exported !== route.sourceTool) renamed.add(`${route.source}\0${route.sourceTool}`);
-    routes.set(exported, { source: route.source, sourceTool: route.sourceTool });
+    routes.set(exported, {
+      source,
+      sourceTool: route.sourceTool,
+      definition: { ...definition, name: exported },
+    });
   }
   const implicitOwner = new Map<string, string>();
-  for (const [name, tools] of listed) {
-    for (const tool of tools) {
+  for (const [name, [source, definitions]] of bySource) {
+    for (const definition of definitions.values()) {
       // An explicit entry of the same name wins over a tool's own name.
-      if (Object.hasOwn(toolNames, tool)) continue;
-      if (renamed.has(`${name}\0${tool}`)) continue;
-      const owner = implicitOwner.get(tool);
+      if (Object.hasOwn(toolNames, definition.name)) continue;
+      if (renamed.has(`${name}\0${definition.name}`)) continue;
+      const owner = implicitOwner.get(definition.name);
       if (owner !== undefined) {
-        problems.push(sharedName(tool, owner, name));
+        problems.push(sharedName(definition.name, owner, name));
         continue;
       }
-      implicitOwner.set(tool, name);
-      routes.set(tool, { source: name, sourceTool: tool });
+      implicitOwner.set(definition.name, name);
+      routes.set(definition.name, { source, sourceTool: definition.name, definition });
     }
   }
-  return { routes, problems };
+  if (problems.length > 0) {
+    throw new SpillwayError("config_invalid", problems.join("\n"), { errors: problems });
+  }
+  return routes;
 }
 
 /**

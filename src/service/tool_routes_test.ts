@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { planToolRoutes, resolveToolRoutes } from "./tool_routes.ts";
+import { resolveToolRoutes } from "./tool_routes.ts";
 import type { ToolDefinition, ToolSource } from "./tool_source.ts";
 
 function source(name: string, ...tools: string[]): readonly [ToolSource, ToolDefinition[]] {
@@ -120,22 +120,5 @@ Deno.test("resolveToolRoutes() refuses two sources listing one name, saying how 
   assert.deepEqual([...routes].map(([name, route]) => [name, route.source.name]), [
     ["b_x", "mcp.b"],
     ["x", "mcp.a"],
-  ]);
-});
-
-Deno.test("planToolRoutes() works from names alone and leaves out sources whose tools are unknown", () => {
-  const plan = planToolRoutes(
-    new Map([["builtin", ["fs_read_file"]], ["local", ["fs_read_file", "count"]]]),
-    {
-      lines: { source: "mcp.gh", sourceTool: "count_lines" }, // mcp.gh was not consulted
-      count: { source: "local", sourceTool: "count" },
-    },
-  );
-  assert.deepEqual([...plan.routes], [
-    ["count", { source: "local", sourceTool: "count" }],
-    ["fs_read_file", { source: "builtin", sourceTool: "fs_read_file" }],
-  ]);
-  assert.deepEqual(plan.problems, [
-    "builtin and local both list a tool named fs_read_file: give the local tool another name",
   ]);
 });

@@ -40,6 +40,9 @@ import {
   Client,
   ErrorCode,
   McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from "../sdk.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
@@ -170,6 +173,8 @@ export class McpUpstreamSource implements ToolSource {
   #live: Connection | undefined;
   /** Who is told when the server's tools change. */
   readonly #toolListeners = new Set<() => void>();
+  /** Who is told when the server's prompts or resources change. */
+  readonly #catalogListeners = new Set<(kind: "prompts" | "resources") => void>();
   /** How the last connection ended, when the server went away by itself. */
   #lost: string | undefined;
   #closed = false;
@@ -287,6 +292,33 @@ export class McpUpstreamSource implements ToolSource {
     return () => this.#toolListeners.delete(listener);
   }
 
+  /**
+   * The server's capabilities from its `initialize` answer (starting it if needed).
+   *
+   * @throws {SpillwayError} `tool_unavailable` when the server cannot be started
+   */
+  async capabilities(): Promise<ServerCapabilities> {
+    return (await this.#connect()).client.getServerCapabilities() ?? {};
+  }
+
+  /**
+   * The SDK client connected to the server (starting it if needed), for the
+   * requests `spillway serve` passes through (prompts, resources). Pass
+   * {@linkcode DEFAULT_TOOL_TIMEOUT_MS} or a signal with each request: the
+   * SDK's own default is 60 s.
+   *
+   * @throws {SpillwayError} `tool_unavailable` when the server cannot be started
+   */
+  async client(): Promise<Client> {
+    return (await this.#connect()).client;
+  }
+
+  /** Calls `listener` when the server says its prompts or its resources changed. */
+  onCatalogChanged(listener: (kind: "prompts" | "resources") => void): () => void {
+    this.#catalogListeners.add(listener);
+    return () => this.#catalogListeners.delete(listener);
+  }
+
   /** Lists the server's tools again after it said they changed, then tells the listeners. */
   async #relist(connection: Connection): Promise<void> {
     if (!connection.ready) return;
@@ -343,6 +375,12 @@ export class McpUpstreamSource implements ToolSource {
     client.onerror = (error) => this.#report(error);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       void this.#relist(connection);
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      for (const listener of this.#catalogListeners) listener("prompts");
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      for (const listener of this.#catalogListeners) listener("resources");
     });
     const connection: Connection = {
       client,

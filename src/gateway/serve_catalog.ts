@@ -1,0 +1,136 @@
+/**
+ * The prompts and resources one `spillway serve` client sees: the upstream
+ * servers' (see {@linkcode UpstreamCatalog}), each request passed on to the
+ * server that listed the item, beside the gateway's own stored outputs
+ * (`spillway://outputs/…`, when outputs are spilled).
+ *
+ * What passes through is not capped and not recorded: a client asks for a
+ * prompt or a resource by name (the application or the user picks it, the
+ * model does not call it), and the answer is the upstream's, whole. Only a
+ * stored output over 32 MiB is refused (it is paged with `read_tool_output`).
+ *
+ * @module
+ */
+
+import type { BlobStore } from "../blobs/blob_store.ts";
+import { BLOB_URI_PREFIX, listBlobResources, readBlobResource } from "../service/blob_resources.ts";
+import { reasonText } from "../service/reason_text.ts";
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  type ListResourcesResult,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Server,
+} from "../service/sdk.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../service/tool_timeout.ts";
+import type { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import type { UpstreamCatalog } from "./upstream_catalog.ts";
+
+/**
+ * Serves the catalog's prompts and resources, and `blobs` (if any) as
+ * resources, on `server`. Call it before the server connects; the server
+ * must advertise what the catalog offers.
+ */
+export function serveCatalog(
+  server: Server,
+  catalog: UpstreamCatalog,
+  blobs: BlobStore | undefined,
+): void {
+  const offered = catalog.capabilities;
+  if (offered.prompts !== undefined) {
+    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts }));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
+      const { name } = request.params;
+      const source = catalog.promptOwner(name);
+      if (source === undefined) {
+        throw rpcError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}`);
+      }
+      return forwarded(
+        source,
+        "prompts/get",
+        extra.signal,
+        (client, options) => client.getPrompt(request.params, options),
+      );
+    });
+  }
+  if (offered.resources === undefined && blobs === undefined) return;
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    const cursor = request.params?.cursor;
+    // Every upstream resource is on the first page; further pages are stored outputs.
+    const stored: ListResourcesResult = blobs === undefined
+      ? { resources: [] }
+      : await listBlobResources(blobs, cursor);
+    return cursor === undefined
+      ? { ...stored, resources: [...catalog.resources, ...stored.resources] }
+      : stored;
+  });
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    () => ({ resourceTemplates: catalog.templates }),
+  );
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+    const { uri } = request.params;
+    if (blobs !== undefined && uri.startsWith(BLOB_URI_PREFIX)) {
+      return readBlobResource(blobs, uri);
+    }
+    const source = catalog.resourceOwner(uri);
+    if (source === undefined) {
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        `unknown resource ${JSON.stringify(uri)}: no upstream server lists it or a template ` +
+          "matching it",
+      );
+    }
+    return forwarded(
+      source,
+      "resources/read",
+      extra.signal,
+      (client, options) => client.readResource(request.params, options),
+    );
+  });
+}
+
+/** The SDK client of an upstream server. */
+type UpstreamClient = Awaited<ReturnType<McpUpstreamSource["client"]>>;
+
+/**
+ * `send`'s answer from `source`, under the client's `signal` and the
+ * default tool timeout (not the SDK's 60 s); a failure as an MCP error naming the
+ * server: its own JSON-RPC error keeps its code, any other (it cannot be
+ * started, it went away, it did not answer in time) is an internal error.
+ */
+async function forwarded<T>(
+  source: McpUpstreamSource,
+  method: string,
+  signal: AbortSignal,
+  send: (
+    client: UpstreamClient,
+    options: { readonly signal: AbortSignal; readonly timeout: number },
+  ) => Promise<T>,
+): Promise<T> {
+  try {
+    return await send(await source.client(), { signal, timeout: DEFAULT_TOOL_TIMEOUT_MS });
+  } catch (error) {
+    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+      const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
+      throw rpcError(error.code, `${source.name} failed ${method}: ${message}`, error.data);
+    }
+    throw rpcError(
+      ErrorCode.InternalError,
+      `${source.name} failed ${method}: ${reasonText(error)}`,
+    );
+  }
+}
+
+/**
+ * A JSON-RPC error the SDK's server sends as it is: code, message and data
+ * (an `McpError` would put "MCP error CODE: " in front of the message, and
+ * the client's `McpError` again).
+ */
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}
