@@ -12,11 +12,11 @@ import { Milestones } from "../src/testing/tool_source_contract.ts";
 
 const CATALOG = new URL("./fixtures/gateway/catalog_upstream.ts", import.meta.url).pathname;
 
-function provider(name: string): string {
+function provider(name: string, flags = ""): string {
   return `[providers.mcp.${name}]
 type = "stdio"
 command = ${JSON.stringify(Deno.execPath())}
-arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(CATALOG)}, "${name}"]
+arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(CATALOG)}, "${name}"${flags}]
 `;
 }
 
@@ -158,4 +158,18 @@ Deno.test("stored outputs stay resources beside the upstreams'", async () => {
     (error: unknown) => error,
   );
   assert.match(String(error), /unknown resource "spillway:\/\/outputs\/sha256:nope"/);
+});
+
+Deno.test("an upstream whose resource pages loop serves no resources, with a warning; its prompts still pass", async () => {
+  const warnings: string[] = [];
+  await using gateway = await startHttpGateway({
+    config: provider("a", `, "--loop-cursor"`),
+    gateway: { warn: (message) => warnings.push(message) },
+  });
+  assert.deepEqual(warnings, [
+    `mcp.a: listing its resources failed, none are served: it repeated the cursor "again"`,
+  ]);
+  const client = await gateway.client();
+  assert.deepEqual((await client.listResources()).resources, []);
+  assert.equal(promptText(await client.getPrompt({ name: "a_own" })), "a own prompt");
 });

@@ -21,7 +21,6 @@ import {
   type ServerCapabilities,
   UriTemplate,
 } from "../service/sdk.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS } from "../service/tool_timeout.ts";
 import type { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 
 /** What changed, as the notifications say it. */
@@ -144,7 +143,8 @@ export class UpstreamCatalog {
     if (caps[kind] === undefined) return;
     try {
       const client = await source.client();
-      const options = { timeout: DEFAULT_TOOL_TIMEOUT_MS };
+      // A listing is part of the server's start: it gets the start-up timeout.
+      const options = { timeout: source.startupTimeoutMs };
       if (kind === "prompts") {
         listing.prompts = await everyPage((cursor) =>
           client.listPrompts(cursor, options).then((page) => [page.prompts, page.nextCursor])

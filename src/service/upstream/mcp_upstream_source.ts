@@ -215,6 +215,11 @@ export class McpUpstreamSource implements ToolSource {
     });
   }
 
+  /** How long the server gets to answer its handshake and first listing, in ms. */
+  get startupTimeoutMs(): number {
+    return this.#startupTimeoutMs;
+  }
+
   /** The running server's pid (its process group id), if it is running. */
   get pid(): number | undefined {
     return this.#live?.ended === false ? this.#live.transport.pid : undefined;
