@@ -174,6 +174,11 @@ Deno.test("FileStreamStore keeps what a model of the conversation says through f
   // events another handle's failed flush cut off is rarer (both handles
   // must have appended before the failure): 15-19 in 60 random runs, short
   // of 10 for about one seed in 60; 25-42 with the runs built for it.
+  console.log(
+    `FileStreamStore model property: ${runs} runs, ${reached.failedAppend} failed appends, ` +
+      `${reached.failedFlush} failed flushes, ${reached.cutOff} flushes of a handle cut off by ` +
+      `another's failed flush, ${reached.appendAfterCut} appends after a failure`,
+  );
   const least = { failedAppend: runs, failedFlush: runs, cutOff: runs / 6, appendAfterCut: runs };
   for (const [what, count] of Object.entries(reached)) {
     const wanted = least[what as keyof typeof least];

@@ -220,6 +220,11 @@ Deno.test("planTurnRepair() properties: after the repair every call of the view 
       { seed, numRuns: runs },
     );
   });
+  console.log(
+    `planTurnRepair property: ${runs} cases, ${reached.calls} repaired unanswered calls, ` +
+      `${reached.unended} repaired a turn with no turn_end, ${reached.endedWithCalls} answered ` +
+      `calls of a turn that had ended`,
+  );
   // The generator must reach each kind of repair often.
   for (const [kind, count] of Object.entries(reached)) {
     assert.ok(count >= runs / 10, `only ${count} of ${runs} cases reached ${kind}`);
