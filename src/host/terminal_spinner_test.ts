@@ -140,3 +140,21 @@ Deno.test("TerminalSpinner with drawing off draws nothing and starts no timer, b
   resume();
   assert.equal(t.timers(), 0);
 });
+
+Deno.test("TerminalSpinner shows a hostile tool name inert and on one line; its own escapes stay", () => {
+  const t = fake(true);
+  const name = "x\x1b]0;pwned\x07\x1b[2J\x9b1m\nfake\u202Etxt.exe";
+  t.spinner.started({ id: "c1", name, arguments: {} });
+  t.at(1000);
+  t.spinner.render();
+  const line = t.take();
+  assert.equal(
+    line,
+    "\r\x1b[2K\x1b[36m⠋\x1b[0m x␛]0;pwned\\x07␛[2J\\x9b1m\\x0afake\\u202etxt.exe running, 1.0 s",
+  );
+  // After the spinner's own erase and colour, nothing a terminal acts on, not even a newline.
+  const shown = line.slice("\r\x1b[2K\x1b[36m⠋\x1b[0m".length);
+  // deno-lint-ignore no-control-regex
+  const raw = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  assert.doesNotMatch(shown, raw, `raw control in ${JSON.stringify(shown)}`);
+});
