@@ -4,7 +4,9 @@
  * fails with ENOSPC part way through. Through `spillway query` as a person
  * meets it: the turn fails saying the results were not recorded, and the
  * next `query --conversation ID` goes on without any of the batch (its
- * calls recorded as interrupted, with one warning).
+ * calls recorded as interrupted, with one warning). When a `size_threshold`
+ * cut the results, no notice claims they were sent to the assistant (on a
+ * disk with room, the same turn prints one per call).
  *
  * Mounting needs root; elsewhere the test is ignored, and its name says why.
  */
@@ -116,6 +118,69 @@ Deno.test({
       assert.ok(Number(requests[1]!.bytes) < 10_000, `sent ${requests[1]!.bytes} bytes`);
     } finally {
       const umount = await run("umount", conversations);
+      await Deno.remove(workspace, { recursive: true });
+      assert.ok(umount.success, umount.stderr);
+    }
+  },
+});
+
+/** The same tool with a `size_threshold` each of its results is over. */
+const CAPPED_CONFIG = `${CONFIG}size_threshold = "200KB"\n`;
+
+const CAPPED = `
+[[cycles]]
+text = "Three big results, each cut."
+tool_calls = [
+  { id = "call_1", name = "fill", arguments = {} },
+  { id = "call_2", name = "fill", arguments = {} },
+  { id = "call_3", name = "fill", arguments = {} },
+]
+
+[[cycles]]
+text = "Done."
+`;
+
+/** The line of a notice, whatever its sizes and cause. */
+const NOTICE = /^.*: sent .* to the assistant.*$/m;
+
+Deno.test({
+  name: "a cut batch on a full disk: the turn fails and no notice claims anything was sent" +
+    (skip === undefined ? "" : ` (ignored: ${skip})`),
+  ignore: skip !== undefined,
+  async fn() {
+    const workspace = await workspaceWith(CAPPED_CONFIG, { "capped.toml": CAPPED });
+    const conversations = join(workspace, "conversations");
+    await Deno.mkdir(conversations);
+    const mount = await run("mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", conversations);
+    assert.ok(mount.success, mount.stderr);
+    let mounted = true;
+    try {
+      const full = await query(workspace, ["--quiet", "--script", "capped.toml", "cut them"]);
+      const id = conversationIdOf(full);
+      const log = `conversations/${id}/events.jsonl`;
+      assert.equal(full.code, 1, full.stderr);
+      assert.doesNotMatch(full.stderr, NOTICE);
+      assert.equal(
+        full.stderr,
+        `The turn failed: the results of this batch were not recorded: could not append to ` +
+          `${join(workspace, log)}: No space left on device (os error 28)\n` +
+          `Conversation ${id}: ${log}\n`,
+      );
+
+      // The same turn with room on the disk: every result was cut, and says so.
+      const umount = await run("umount", conversations);
+      assert.ok(umount.success, umount.stderr);
+      mounted = false;
+      const roomy = await query(workspace, ["--quiet", "--script", "capped.toml", "cut them"]);
+      assert.equal(roomy.code, 0, roomy.stderr);
+      const notices = roomy.stderr.split("\n").filter((line) => NOTICE.test(line));
+      assert.deepEqual(notices, [
+        "fill: sent 200.0 KB of 244.1 KB to the assistant (size_threshold)",
+        "fill: sent 200.0 KB of 244.1 KB to the assistant (size_threshold)",
+        "fill: sent 200.0 KB of 244.1 KB to the assistant (size_threshold)",
+      ]);
+    } finally {
+      const umount = mounted ? await run("umount", conversations) : { success: true, stderr: "" };
       await Deno.remove(workspace, { recursive: true });
       assert.ok(umount.success, umount.stderr);
     }
