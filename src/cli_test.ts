@@ -201,6 +201,16 @@ Deno.test("main() explains flags given before the command", async () => {
     "spillway: unknown flag --workspace (flags go after the command name, " +
       "e.g. spillway query --workspace)\nRun `spillway --help` for usage.\n",
   );
+  const dryRun = captureCommandIo();
+  assert.equal(await main(["--dry-run", "conversation", "gc"], dryRun), 2);
+  assert.match(dryRun.err(), /e\.g\. spillway conversation compact --dry-run\)/);
+  // A flag no command takes gets no hint that some command would.
+  const version = captureCommandIo();
+  assert.equal(await main(["--version"], version), 2);
+  assert.equal(
+    version.err(),
+    "spillway: unknown flag --version\nRun `spillway --help` for usage.\n",
+  );
 });
 
 Deno.test("main() maps usage errors to 2, faults to 1, and never throws", async () => {

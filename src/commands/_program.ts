@@ -210,6 +210,17 @@ function readFlags(leaf: Commander, options: ReadonlyMap<string, Option>): Parse
   };
 }
 
+/** The first command (by its full name) that takes the flag `long`, if any. */
+function commandTaking(commander: Commander, long: string, prefix = ""): string | undefined {
+  for (const command of commander.commands) {
+    const name = `${prefix}${command.name()}`;
+    if (command.options.some((option) => option.long === long)) return name;
+    const nested = commandTaking(command, long, `${name} `);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
 /**
  * commander's message in spillway's voice: "flag" as the help pages say, no
  * `error: ` prefix, the suggestion on the same line, and a hint where the
@@ -226,9 +237,12 @@ function spillwayWording(error: CommanderError, commander: Commander): string {
       const [name, value] = quoted.split("=", 2);
       const known = commander.options.find((option) => option.long === name);
       if (value !== undefined && known?.isBoolean() === true) return `${name} takes no value`;
-      const hint = commander.parent === null && suggestion === undefined
-        ? ` (flags go after the command name, e.g. spillway query ${quoted})`
-        : "";
+      const owner = commander.parent === null && suggestion === undefined
+        ? commandTaking(commander, name ?? "")
+        : undefined;
+      const hint = owner === undefined
+        ? ""
+        : ` (flags go after the command name, e.g. spillway ${owner} ${quoted})`;
       return `unknown flag ${quoted}${didYouMean}${hint}`;
     }
     case "commander.optionMissingArgument": {

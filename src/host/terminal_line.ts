@@ -21,6 +21,8 @@ const encoder = new TextEncoder();
  * encoded, so a 100 MB line costs one native length pass.
  *
  * @param maxBytes defaults to {@linkcode DISPLAY_LINE_BYTES}
+ * @param beyond bytes of the same line that `line` does not hold (a text
+ *   too large to hold keeps only its head in memory), counted in the note
  *
  * @example
  * ```ts
@@ -28,13 +30,18 @@ const encoder = new TextEncoder();
  * import { boundLine } from "./terminal_line.ts";
  * assert.equal(boundLine("x".repeat(10), 4), "xxxx… 6 more bytes");
  * assert.equal(boundLine("short", 4096), "short");
+ * assert.equal(boundLine("x".repeat(10), 4, 90), "xxxx… 96 more bytes");
  * ```
  */
-export function boundLine(line: string, maxBytes: number = DISPLAY_LINE_BYTES): string {
+export function boundLine(
+  line: string,
+  maxBytes: number = DISPLAY_LINE_BYTES,
+  beyond = 0,
+): string {
   // Short in UTF-16 units means short in bytes too (at most 3 bytes a unit).
-  if (line.length * 3 <= maxBytes) return line;
+  if (beyond === 0 && line.length * 3 <= maxBytes) return line;
   const bytes = utf8Length(line);
-  if (bytes <= maxBytes) return line;
+  if (bytes <= maxBytes) return beyond === 0 ? line : `${line}… ${beyond} more bytes`;
   const { read, written } = encoder.encodeInto(line, new Uint8Array(maxBytes));
-  return `${line.slice(0, read)}… ${bytes - written} more bytes`;
+  return `${line.slice(0, read)}… ${bytes - written + beyond} more bytes`;
 }

@@ -138,7 +138,14 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     const size = ByteSize.fromBytes(responseBytes(response)).human();
     const what = response.isError ? "error" : "result";
     const bar = response.isError ? "  ✗ " : "  │ ";
-    const preview = full ? { lines: shown, cut: false } : boundPreview(shown);
+    // Held only in part, a text whose last held line runs on to its end (no
+    // newline after it) has that line's remaining bytes outside `content`.
+    const window = response.window;
+    const beyond = window !== undefined && window.lines === head.count &&
+        shown.length === head.count && !content.endsWith("\n")
+      ? window.bytes - utf8Length(content)
+      : 0;
+    const preview = full ? { lines: shown, cut: false } : boundPreview(shown, beyond);
     let text = terminalLines([
       `◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}`,
       ...preview.lines.map((line) => bar + line),
@@ -207,13 +214,17 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
  * The preview lines within {@linkcode PREVIEW_BYTES}: each line bounded in
  * bytes (`… N more bytes`), and no more lines once the budget is spent.
  */
-function boundPreview(lines: readonly string[]): { lines: string[]; cut: boolean } {
+function boundPreview(
+  lines: readonly string[],
+  lastLineBeyond: number,
+): { lines: string[]; cut: boolean } {
   const kept: string[] = [];
   let budget = PREVIEW_BYTES;
   let cut = false;
-  for (const line of lines) {
+  for (const [index, line] of lines.entries()) {
     if (budget <= 0) break;
-    const shown = boundLine(line, Math.min(DISPLAY_LINE_BYTES, budget));
+    const beyond = index === lines.length - 1 ? lastLineBeyond : 0;
+    const shown = boundLine(line, Math.min(DISPLAY_LINE_BYTES, budget), beyond);
     cut ||= shown !== line;
     kept.push(shown);
     budget -= Math.min(utf8Length(line), DISPLAY_LINE_BYTES);

@@ -130,6 +130,23 @@ Deno.test("TerminalReporter bounds a 10 MB line without newline to a few KB, and
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("TerminalReporter counts the bytes of a line it holds only the head of", async () => {
+  const { r, io, dir } = await reporter(10);
+  // A 3 MB output without newline, too large to hold: content is its head.
+  const path = join(dir, "output.txt");
+  await Deno.writeTextFile(path, "z".repeat(3_000_000));
+  const head = "z".repeat(2 * 1024 * 1024);
+  const window = { tail: head, bytes: 3_000_000, lines: 1, path, temporary: true };
+  r.toolCallResult(call, { id: "call_2", content: head, isError: false, window });
+  assert.equal(
+    io.out(),
+    "◂ noisy_test_run (call_2) result: 1 line, 2.8 MB\n" +
+      `  │ ${"z".repeat(1024)}… ${3_000_000 - 1024} more bytes\n` +
+      "  … full result in results/call_2.txt\n",
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("TerminalReporter's preview stays within PREVIEW_BYTES whatever inline_results says, except full", async () => {
   const { PREVIEW_BYTES } = await import("./terminal_reporter.ts");
   const content = "0123456789".repeat(20).concat("\n").repeat(5000); // 5000 lines of 201 bytes

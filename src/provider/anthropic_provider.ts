@@ -26,7 +26,7 @@ import { readStream } from "./_read_stream.ts";
 
 /** Options of {@linkcode AnthropicProvider}. */
 export interface AnthropicProviderOptions {
-  /** The model name, e.g. `"claude-sonnet-4-5"`. */
+  /** The model name, e.g. `"claude-sonnet-4-6"`. */
   readonly model: string;
   /** The endpoint. Default: Anthropic's public one. */
   readonly baseUrl?: string;
@@ -55,8 +55,8 @@ type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
  * ```ts
  * import assert from "node:assert/strict";
  * import { AnthropicProvider } from "./anthropic_provider.ts";
- * const provider = new AnthropicProvider({ model: "claude-sonnet-4-5", apiKey: "sk-ant-…" });
- * assert.equal(provider.model, "anthropic/claude-sonnet-4-5");
+ * const provider = new AnthropicProvider({ model: "claude-sonnet-4-6", apiKey: "sk-ant-…" });
+ * assert.equal(provider.model, "anthropic/claude-sonnet-4-6");
  * ```
  */
 export class AnthropicProvider implements Provider {
