@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { ToolLostError } from "../src/service/tool_source.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../src/service/tool_timeout.ts";
 import { McpUpstreamSource } from "../src/service/upstream/mcp_upstream_source.ts";
@@ -114,6 +115,38 @@ Deno.test("closing an HTTP upstream source ends its session with a DELETE; a can
     await source.close();
     await server.announcements.deletions.reached(1);
     assert.deepEqual(server.announcements.deleted, ["s1"]);
+  } finally {
+    await source.close();
+    await server.stop();
+  }
+});
+
+Deno.test("an HTTP upstream's reply that names no request fails every call waiting at once", async () => {
+  const server = await startScriptedHttpServer();
+  // The default timeout (120 s) would outlast the test: only the reply can end these calls.
+  const { source, warnings } = sourceOn(server);
+  const reply = '"{\\"jsonrpc\\":\\"2.0\\",\\"error\\":{\\"code\\":-32600,' +
+    '\\"message\\":\\"Invalid Request\\"}}"';
+  const failsWith = (tool: string) => (error: unknown) =>
+    error instanceof SpillwayError && error.code === "malformed_result" &&
+    error.message ===
+      `mcp.scripted returned a malformed result for \`${tool}\`: a reply that names no ` +
+        `request: ${reply}; it cannot be matched to one call, so every call waiting fails`;
+  try {
+    const hanging = source.call("hang", {}, { signal: never });
+    await server.announcements.starts.reached(1);
+    const [hang, idless] = await Promise.allSettled([
+      hanging,
+      source.call("idless", { text: "no id" }, { signal: never }),
+    ]);
+    assert.ok(hang.status === "rejected" && failsWith("hang")(hang.reason), String(hang));
+    assert.ok(idless.status === "rejected" && failsWith("idless")(idless.reason), String(idless));
+    // The session goes on: no stream was left owing an answer.
+    assert.equal(
+      (await source.call("echo", { text: "after" }, { signal: never })).content[0]?.text,
+      "after",
+    );
+    assert.deepEqual(warnings, []);
   } finally {
     await source.close();
     await server.stop();

@@ -258,7 +258,56 @@ Deno.test("a reply that is not JSON fails the call it names at once, and is logg
   }
 });
 
-Deno.test("a reply that names no request is logged, and the call ends at its timeout", async () => {
+Deno.test("a reply that names no request fails every call waiting at once, saying why", async () => {
+  await using logs = await captureLogs();
+  const announcements = new Announcements();
+  // Far beyond the test's run: only the reply can end these calls.
+  const source = scriptedSource(announcements, { timeoutFor: () => 600_000 });
+  const nullReply = '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":null,\\"error\\":{\\"code\\":-32700,' +
+    '\\"message\\":\\"Parse error\\"}}"';
+  const noIdReply = '"{\\"jsonrpc\\":\\"2.0\\",\\"error\\":{\\"code\\":-32600,' +
+    '\\"message\\":\\"Invalid Request\\"}}"';
+  const failure = (tool: string, reply: string) =>
+    `mcp.scripted returned a malformed result for \`${tool}\`: a reply that names no request: ` +
+    `${reply}; it cannot be matched to one call, so every call waiting fails`;
+  const failsWith = (tool: string, reply: string) => (error: unknown) =>
+    error instanceof SpillwayError && error.code === "malformed_result" &&
+    error.message === failure(tool, reply);
+  try {
+    const hanging = source.call("hang", {}, { signal: never });
+    await announcements.starts.reached(1);
+    // `idless` answers `"id": null`: the call waiting on `hang` fails with it.
+    const [hang, idless] = await Promise.allSettled([
+      hanging,
+      source.call("idless", {}, { signal: never }),
+    ]);
+    assert.equal(hang.status, "rejected");
+    assert.ok(failsWith("hang", nullReply)(hang.reason), String(hang.reason));
+    assert.equal(idless.status, "rejected");
+    assert.ok(failsWith("idless", nullReply)(idless.reason), String(idless.reason));
+    // An error answer with no id at all is the same.
+    await assert.rejects(
+      source.call("idless", { text: "no id" }, { signal: never }),
+      failsWith("idless", noIdReply),
+    );
+    // The server is still there, and still answers.
+    assert.equal(
+      textOf(await source.call("echo", { text: "still here" }, { signal: never })),
+      "still here",
+    );
+    assert.deepEqual(logs.lines, [
+      `mcp.scripted: the server wrote a reply that names no request: ${nullReply}; it cannot be ` +
+      "matched to one request, so every request waiting fails: tools/call `hang`, " +
+      "tools/call `idless`",
+      `mcp.scripted: the server wrote a reply that names no request: ${noIdReply}; it cannot be ` +
+      "matched to one request, so every request waiting fails: tools/call `idless`",
+    ]);
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a line that is not a reply, or answers a request never sent, is logged; the call ends at its timeout", async () => {
   await using logs = await captureLogs();
   const source = scriptedSource(new Announcements(), { timeoutFor: () => 300 });
   try {

@@ -230,3 +230,79 @@ Deno.test("a late answer to a cancelled request is dropped quietly; an answer to
     '\\"2.0\\",\\"id\\":2,\\"result\\":{\\"content\\":[]}}"',
   ]);
 });
+
+Deno.test("a reply that names no request fails every request waiting; with none waiting it is only reported", async () => {
+  // `cat` sends back what we write: the "server's" replies are lines we choose.
+  const transport = new LineStdioClientTransport({ command: "cat" });
+  const errors: Error[] = [];
+  transport.onerror = (error) => errors.push(error);
+  const delivered: JSONRPCMessage[] = [];
+  let arrived = Promise.withResolvers<void>();
+  transport.onmessage = (message) => {
+    delivered.push(message);
+    arrived.resolve();
+  };
+  /** Resolves once `count` messages were delivered in all. */
+  const deliveredCount = async (count: number) => {
+    while (delivered.length < count) {
+      await arrived.promise;
+      arrived = Promise.withResolvers<void>();
+    }
+  };
+  await transport.start();
+  const idNull = {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -32700, message: "Parse error" },
+  } as unknown as JSONRPCMessage;
+  const noId: JSONRPCMessage = { jsonrpc: "2.0", error: { code: -32600, message: "Invalid" } };
+  // Nothing waits: reported, nothing delivered (the echoed `mark` shows it was read).
+  await transport.send(idNull);
+  await transport.send({ jsonrpc: "2.0", method: "mark" });
+  await deliveredCount(1);
+  // Two requests wait (each echoed back by `cat`), then both are answered by the one reply.
+  await transport.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "a" } });
+  await transport.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+  assert.equal(transport.awaiting, 2);
+  await transport.send(idNull);
+  await deliveredCount(5);
+  assert.equal(transport.awaiting, 0);
+  await transport.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "b" } });
+  await transport.send(noId);
+  await deliveredCount(7);
+  await transport.close();
+  const nullPreview = '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":null,\\"error\\":{\\"code\\":-32700,' +
+    '\\"message\\":\\"Parse error\\"}}"';
+  const noIdPreview = '"{\\"jsonrpc\\":\\"2.0\\",\\"error\\":{\\"code\\":-32600,' +
+    '\\"message\\":\\"Invalid\\"}}"';
+  const answer = (id: number, preview: string): JSONRPCMessage => ({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32700,
+      message: `upstream server wrote a reply that names no request: ${preview}`,
+      data: {
+        [MALFORMED_REPLY_DATA_KEY]: `a reply that names no request: ${preview}; it cannot be ` +
+          "matched to one call, so every call waiting fails",
+      },
+    },
+  });
+  // The echoed requests, then an error answer to each one waiting, at once.
+  assert.deepEqual(delivered.filter((m) => !("method" in m)), [
+    answer(1, nullPreview),
+    answer(2, nullPreview),
+    answer(3, noIdPreview),
+  ]);
+  assert.equal(transport.awaiting, 0);
+  assert.deepEqual(
+    errors.map((error) => {
+      assert.ok(error instanceof MalformedReplyError);
+      return [error.preview, error.waiting, error.failed];
+    }),
+    [
+      [nullPreview, 0, []],
+      [nullPreview, 2, ["tools/call `a`", "ping"]],
+      [noIdPreview, 1, ["tools/call `b`"]],
+    ],
+  );
+});

@@ -15,6 +15,11 @@
  * not resumed: spillway fails the call rather than wait for a server that
  * may never come back.)
  *
+ * A reply that names no request (an error answer without an id, what a
+ * server sends when it could not read a request) may answer any request
+ * waiting: each of them is answered at once with a JSON-RPC error saying so,
+ * as over stdio ({@linkcode replyNamingNoRequest}).
+ *
  * Closing the transport ends the session first (HTTP DELETE, as the
  * transport spec asks of a client that leaves), unless the server is gone.
  *
@@ -29,6 +34,8 @@ import {
 } from "../sdk.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
 import { AnswerStreams } from "./answer_streams.ts";
+import { AwaitedRequests } from "./awaited_requests.ts";
+import { quotedPreview, replyNamingNoRequest } from "./malformed_reply_error.ts";
 
 /** How long ending the session (HTTP DELETE) may take when the transport closes. */
 const END_SESSION_MS = 2_000;
@@ -51,6 +58,8 @@ export class HttpUpstreamTransport implements Transport {
   onmessage?: Transport["onmessage"];
   readonly #inner: StreamableHTTPClientTransport;
   readonly #answers = new AnswerStreams((reason) => void this.#lose(reason));
+  /** Requests sent and not yet answered: a reply that names none fails them all. */
+  readonly #awaited = new AwaitedRequests();
   #closing = false;
   #closedByUs = false;
   #gone: string | undefined;
@@ -62,7 +71,23 @@ export class HttpUpstreamTransport implements Transport {
       fetch: this.#answers.fetch,
     });
     this.#inner.onmessage = (message: JSONRPCMessage) => {
-      if (this.#answers.received(message)) this.onmessage?.(message);
+      if (!this.#answers.received(message)) return;
+      if ("method" in message) {
+        this.onmessage?.(message);
+      } else if (message.id === undefined) {
+        // An error answer without an id: what a server sends when it could not read a request.
+        const preview = quotedPreview(JSON.stringify(message));
+        const { error, answers } = replyNamingNoRequest(preview, this.#awaited.takeAll());
+        this.onerror?.(error);
+        for (const answer of answers) {
+          // Answered: their streams may now end without owing anything.
+          this.#answers.received(answer);
+          this.onmessage?.(answer);
+        }
+      } else {
+        this.#awaited.take(message.id);
+        this.onmessage?.(message);
+      }
     };
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();
@@ -114,10 +139,13 @@ export class HttpUpstreamTransport implements Transport {
   /** Sends `message`; a server that cannot be reached closes the transport. */
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     this.#answers.sent(message);
+    this.#awaited.sent(message);
     try {
       const token = options?.resumptionToken;
       await this.#inner.send(message, token === undefined ? undefined : { resumptionToken: token });
     } catch (error) {
+      // The request failed as it was sent: nothing waits for its answer.
+      if ("method" in message && "id" in message) this.#awaited.take(message.id);
       const gone = goneReason(error);
       if (gone !== undefined) await this.#lose(gone);
       throw error;

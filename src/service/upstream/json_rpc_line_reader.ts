@@ -34,6 +34,12 @@ export interface MalformedLine {
    * server's.
    */
   readonly ids: readonly RequestId[];
+  /**
+   * Whether it parses as a reply (an object with `result` or `error` and no
+   * `method`). With no `ids`, such a line is a reply that names no request
+   * (`"id": null`, an id that is no request id, or none).
+   */
+  readonly reply: boolean;
 }
 
 /** Callbacks of {@linkcode JsonRpcLineReader}. */
@@ -80,6 +86,7 @@ const ID_MEMBER = /(?<!\\)"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"[^"\\]{1,200}")/g;
  *   problem: "a line that is not JSON",
  *   preview: '"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":3,\\"re"',
  *   ids: [3],
+ *   reply: false,
  * }]);
  * ```
  */
@@ -133,6 +140,7 @@ export class JsonRpcLineReader {
       problem: `an unterminated last line (${rest.byteLength} bytes) before ${this.#ending}`,
       preview: quotedPreview(text),
       ids: [],
+      reply: false,
     });
   }
 
@@ -146,6 +154,7 @@ export class JsonRpcLineReader {
         problem: "a line that is not JSON",
         preview: quotedPreview(line),
         ids: scanIds(line),
+        reply: false,
       });
       return;
     }
@@ -155,6 +164,7 @@ export class JsonRpcLineReader {
         problem: "a line that is not a JSON-RPC message",
         preview: quotedPreview(line),
         ids: replyId(value),
+        reply: isReply(value),
       });
       return;
     }
@@ -165,6 +175,12 @@ export class JsonRpcLineReader {
       this.#callbacks.onError(error instanceof Error ? error : new Error(String(error)));
     }
   }
+}
+
+/** Whether a parsed value looks like a reply: an object with `result` or `error` and no method. */
+function isReply(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  return !("method" in value) && ("result" in value || "error" in value);
 }
 
 /** The `id` of a parsed value that looks like a reply (an object with an id and no method). */

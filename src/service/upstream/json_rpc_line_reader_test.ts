@@ -57,8 +57,13 @@ Deno.test("JsonRpcLineReader skips blank lines and reports bad ones without stop
   );
   assert.deepEqual(messages, [{ jsonrpc: "2.0", id: 3, result: {} }]);
   assert.deepEqual(malformed, [
-    { problem: "a line that is not JSON", preview: '"starting server..."', ids: [] },
-    { problem: "a line that is not a JSON-RPC message", preview: '"{\\"id\\":1}"', ids: [1] },
+    { problem: "a line that is not JSON", preview: '"starting server..."', ids: [], reply: false },
+    {
+      problem: "a line that is not a JSON-RPC message",
+      preview: '"{\\"id\\":1}"',
+      ids: [1],
+      reply: false,
+    },
   ]);
 });
 
@@ -76,6 +81,17 @@ Deno.test("JsonRpcLineReader names the request a parsed but invalid reply answer
   ];
   reader.push(encoder.encode(lines.map((line) => `${JSON.stringify(line)}\n`).join("")));
   assert.deepEqual(malformed.map((line) => line.ids), [["a-7"], [4], [5], [], [], [], [], []]);
+  // The id-less ones among the replies name no request at all (the transport fails every waiting one).
+  assert.deepEqual(malformed.map((line) => line.reply), [
+    true,
+    true,
+    true,
+    true,
+    true,
+    true,
+    false,
+    false,
+  ]);
   assert.ok(malformed.every((line) => line.problem === "a line that is not a JSON-RPC message"));
 });
 
@@ -113,6 +129,7 @@ Deno.test("JsonRpcLineReader.end() reports an unterminated message, answering no
     problem: "an unterminated last line (28 bytes) before closing stdout",
     preview: JSON.stringify('{"jsonrpc":"2.0","id":1,"res'),
     ids: [],
+    reply: false,
   }]);
 });
 

@@ -20,9 +20,13 @@
  * quietly: that is how cancellation works). A malformed line is reported as
  * a {@linkcode MalformedReplyError}; when it names exactly one waiting
  * request, that request is answered at once with a JSON-RPC error whose
- * `data` carries {@linkcode MALFORMED_REPLY_DATA_KEY}, so the call fails
- * instead of waiting. A line that names no waiting request cannot be
- * attributed: the requests still waiting end at their timeout at the latest.
+ * `data` carries `MALFORMED_REPLY_DATA_KEY`, so the call fails
+ * instead of waiting. A reply that names no request at all (no id,
+ * `"id": null`: what a server sends when it could not read a request) may
+ * answer any request waiting, and the one it answers would wait forever: every
+ * request waiting is answered that way. Any other line that names no waiting
+ * request (a server logging to stdout, a reply to an id never sent) cannot
+ * be attributed: the requests still waiting end at their timeout at the latest.
  *
  * The server runs in its own process group ({@linkcode killProcessGroup}), so
  * `close()` stops it together with anything it started. When the server
@@ -36,12 +40,14 @@
 import { killProcessGroup } from "../subprocess/kill_process_group.ts";
 import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
-import { ErrorCode, type JSONRPCMessage, type RequestId, type Transport } from "../sdk.ts";
+import type { JSONRPCMessage, Transport } from "../sdk.ts";
+import { AwaitedRequests } from "./awaited_requests.ts";
 import { JsonRpcLineReader, type MalformedLine } from "./json_rpc_line_reader.ts";
 import {
-  MALFORMED_REPLY_DATA_KEY,
+  malformedReplyAnswer,
   MalformedReplyError,
   quotedPreview,
+  replyNamingNoRequest,
 } from "./malformed_reply_error.ts";
 
 /**
@@ -50,17 +56,6 @@ import {
  * long output may keep flowing after the server exited.
  */
 export const STDIO_CLOSE_GRACE_MS = 2_000;
-
-/** How many ids of cancelled requests are remembered, to drop their late answers quietly. */
-const REMEMBERED_CANCELLATIONS = 1024;
-
-/** A request sent and not yet answered. */
-interface Awaited {
-  /** The id as it was sent. */
-  readonly id: RequestId;
-  /** The request as a person reads it: `tools/call \`lint\``, `initialize`. */
-  readonly label: string;
-}
 
 /** Options of {@linkcode LineStdioClientTransport}. */
 export interface LineStdioClientTransportOptions {
@@ -129,10 +124,8 @@ export class LineStdioClientTransport implements Transport {
   #exitStatus: Deno.CommandStatus | undefined;
   #shutdown: Promise<void> | undefined;
   #closedByUs = false;
-  /** Requests sent and not yet answered, by `String(id)` (the SDK matches ids that way too). */
-  readonly #awaiting = new Map<string, Awaited>();
-  /** Ids of requests the client cancelled, oldest first. */
-  readonly #cancelled = new Set<string>();
+  /** Requests sent and not yet answered, and those the client cancelled. */
+  readonly #awaiting = new AwaitedRequests();
 
   /**
    * Prepares the transport; the server is spawned by `start()`.
@@ -229,29 +222,8 @@ export class LineStdioClientTransport implements Transport {
     const connection = this.#connection;
     if (connection === undefined) throw new Error("LineStdioClientTransport is not started");
     if (this.#shutdown !== undefined) throw new Error("LineStdioClientTransport is closed");
-    this.#noteSent(message);
+    this.#awaiting.sent(message);
     await connection.writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
-  }
-
-  /** Keeps track of the requests that wait for an answer. */
-  #noteSent(message: JSONRPCMessage): void {
-    if (!("method" in message)) return;
-    if ("id" in message) {
-      const params = message.params;
-      const label = message.method === "tools/call" && typeof params?.name === "string"
-        ? `tools/call \`${params.name}\``
-        : message.method;
-      this.#awaiting.set(String(message.id), { id: message.id, label });
-    } else if (message.method === "notifications/cancelled") {
-      const requestId = message.params?.requestId;
-      if (typeof requestId !== "string" && typeof requestId !== "number") return;
-      const key = String(requestId);
-      if (!this.#awaiting.delete(key)) return;
-      this.#cancelled.add(key);
-      if (this.#cancelled.size > REMEMBERED_CANCELLATIONS) {
-        this.#cancelled.delete(this.#cancelled.values().next().value ?? key);
-      }
-    }
   }
 
   /** Delivers a message from the server, unless it is a reply to nothing that waits. */
@@ -260,18 +232,19 @@ export class LineStdioClientTransport implements Transport {
       this.onmessage?.(message);
       return;
     }
-    const key = "id" in message && message.id !== undefined ? String(message.id) : undefined;
-    if (key !== undefined && this.#awaiting.delete(key)) {
+    if (message.id === undefined) {
+      // An error answer without an id: what a server sends when it could not read a request.
+      this.#namesNoRequest(quotedPreview(JSON.stringify(message)));
+      return;
+    }
+    if (this.#awaiting.take(message.id) !== undefined) {
       this.onmessage?.(message);
       return;
     }
-    if (key !== undefined && this.#cancelled.delete(key)) return;
-    const problem = key === undefined
-      ? "a reply without an id"
-      : `a reply to request ${JSON.stringify(message.id)}, which nothing waits for`;
+    if (this.#awaiting.takeCancelled(message.id)) return;
     this.onerror?.(
       new MalformedReplyError({
-        problem,
+        problem: `a reply to request ${JSON.stringify(message.id)}, which nothing waits for`,
         preview: quotedPreview(JSON.stringify(message)),
         waiting: this.#awaiting.size,
       }),
@@ -280,31 +253,36 @@ export class LineStdioClientTransport implements Transport {
 
   /**
    * Reports a malformed line and, when it names exactly one waiting request,
-   * fails that request at once.
+   * fails that request at once; a reply that names none fails them all.
    */
   #malformed(line: MalformedLine): void {
+    if (line.reply && line.ids.length === 0) {
+      this.#namesNoRequest(line.preview);
+      return;
+    }
+    const waiting = this.#awaiting.size;
     const named = new Set(line.ids.map(String).filter((key) => this.#awaiting.has(key)));
     const key = named.size === 1 ? named.values().next().value : undefined;
-    const answered = key === undefined ? undefined : this.#awaiting.get(key);
+    const answered = key === undefined ? undefined : this.#awaiting.take(key);
     const error = new MalformedReplyError({
       problem: line.problem,
       preview: line.preview,
       requestId: answered?.id,
       request: answered?.label,
-      waiting: this.#awaiting.size,
+      waiting,
     });
     this.onerror?.(error);
-    if (key === undefined || answered === undefined) return;
-    this.#awaiting.delete(key);
-    this.onmessage?.({
-      jsonrpc: "2.0",
-      id: answered.id,
-      error: {
-        code: ErrorCode.ParseError,
-        message: error.message,
-        data: { [MALFORMED_REPLY_DATA_KEY]: error.account },
-      },
-    });
+    if (answered !== undefined) this.onmessage?.(malformedReplyAnswer(answered.id, error));
+  }
+
+  /**
+   * Reports a reply that names no request and fails every request waiting:
+   * it may answer any of them, and the one it answers would wait forever.
+   */
+  #namesNoRequest(preview: string): void {
+    const { error, answers } = replyNamingNoRequest(preview, this.#awaiting.takeAll());
+    this.onerror?.(error);
+    for (const answer of answers) this.onmessage?.(answer);
   }
 
   /**
@@ -348,7 +326,6 @@ export class LineStdioClientTransport implements Transport {
       await Promise.all([stdoutDone, stderrDone]);
       // The client fails whatever still waits when it hears of the close.
       this.#awaiting.clear();
-      this.#cancelled.clear();
       this.onclose?.();
     })();
     return this.#shutdown;

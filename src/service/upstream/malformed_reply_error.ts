@@ -1,15 +1,19 @@
 /**
  * What the stdio transport reports when an upstream server writes something
  * it cannot deliver as a reply: a line that is not JSON or not JSON-RPC, a
- * reply without an id, a reply to a request nothing waits for. Where the
- * line names a request that is waiting, that request is known and fails at
- * once; otherwise the report says so, and the requests still waiting end at
- * their own timeout at the latest.
+ * reply that names no request, a reply to a request nothing waits for.
+ * Where the line names a request that is waiting, that request is known and
+ * fails at once. A reply that names no request at all (no id, `"id": null`,
+ * an id that is no request id: what a server sends when it could not read a
+ * request) could belong to any request waiting, so all of them fail at once.
+ * A line that is not a reply and names no request (a server logging to
+ * stdout) is only reported: the requests still waiting end at their own
+ * timeout at the latest.
  *
  * @module
  */
 
-import type { RequestId } from "../sdk.ts";
+import { ErrorCode, type JSONRPCMessage, type RequestId } from "../sdk.ts";
 
 /**
  * The `error.data` key of the JSON-RPC error the transport delivers in place
@@ -30,6 +34,11 @@ export interface MalformedReplyFacts {
   readonly request?: string | undefined;
   /** How many requests were waiting when it arrived (the answered one included). */
   readonly waiting: number;
+  /**
+   * The requests it fails because it is a reply that names none (as a
+   * person reads them); empty or absent otherwise.
+   */
+  readonly failed?: readonly string[] | undefined;
 }
 
 /**
@@ -61,6 +70,8 @@ export class MalformedReplyError extends Error {
   readonly request: string | undefined;
   /** How many requests were waiting when it arrived. */
   readonly waiting: number;
+  /** The requests it fails because it is a reply that names none. */
+  readonly failed: readonly string[];
 
   /**
    * Creates the report.
@@ -75,12 +86,60 @@ export class MalformedReplyError extends Error {
     this.requestId = facts.requestId;
     this.request = facts.request;
     this.waiting = facts.waiting;
+    this.failed = facts.failed ?? [];
   }
 
   /** `problem: preview`, the flaw as a failed call names it. */
   get account(): string {
     return `${this.problem}: ${this.preview}`;
   }
+}
+
+/**
+ * The JSON-RPC error a transport delivers in place of a malformed reply,
+ * answering request `id` so that its call fails at once: the error's `data`
+ * carries the account under {@linkcode MALFORMED_REPLY_DATA_KEY}, with why
+ * this request fails when the reply named none.
+ *
+ * @param id the waiting request it answers
+ * @param error the report of the reply
+ * @returns an error response to `id`
+ */
+export function malformedReplyAnswer(id: RequestId, error: MalformedReplyError): JSONRPCMessage {
+  const account = error.failed.length === 0
+    ? error.account
+    : `${error.account}; it cannot be matched to one call, so every call waiting fails`;
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: ErrorCode.ParseError,
+      message: error.message,
+      data: { [MALFORMED_REPLY_DATA_KEY]: account },
+    },
+  };
+}
+
+/**
+ * A reply that names no request, and the answers that fail every request
+ * that was waiting (it may answer any of them, and the one it answers would
+ * otherwise wait forever).
+ *
+ * @param preview the reply, quoted ({@linkcode quotedPreview})
+ * @param failed the requests waiting, which it fails
+ * @returns the report, and one error answer per request in `failed`
+ */
+export function replyNamingNoRequest(
+  preview: string,
+  failed: readonly { readonly id: RequestId; readonly label: string }[],
+): { readonly error: MalformedReplyError; readonly answers: JSONRPCMessage[] } {
+  const error = new MalformedReplyError({
+    problem: "a reply that names no request",
+    preview,
+    waiting: failed.length,
+    failed: failed.map((request) => request.label),
+  });
+  return { error, answers: failed.map((request) => malformedReplyAnswer(request.id, error)) };
 }
 
 /**

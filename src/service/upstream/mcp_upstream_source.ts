@@ -15,9 +15,12 @@
  * - A call runs under its tool's timeout (the config's `timeout`, 120 s by
  *   default, as for every tool); when it passes, the request is cancelled
  *   (`notifications/cancelled`) and the call ends with the timeout result.
- * - A reply that cannot be read fails the call it answers at once; one that
- *   names no waiting request is logged, and the calls still waiting end at
- *   their timeout at the latest.
+ * - A reply that cannot be read fails the call it answers at once. A reply
+ *   that names no request (no id, `"id": null`) could answer any call
+ *   waiting: every call waiting fails at once, saying why. Any other line
+ *   that names no waiting request (stdout logging, an answer to an id never
+ *   sent) is logged, and the calls still waiting end at their timeout at the
+ *   latest.
  * - If the server exits (stdio), or cannot be reached or has forgotten our
  *   session (HTTP), the calls in flight are lost ({@linkcode ToolLostError});
  *   the next call starts it (connects) again and says so once (the `warn`
@@ -496,6 +499,10 @@ export class McpUpstreamSource implements ToolSource {
     }
     const fate = error.request !== undefined
       ? `it answers ${error.request}, which fails`
+      : error.failed.length > 0
+      ? `it cannot be matched to one request, so every request waiting fails: ${
+        error.failed.join(", ")
+      }`
       : error.waiting === 0
       ? "no request was waiting for an answer"
       : `it names no request that waits for an answer, so it cannot be matched to one; ` +
