@@ -16,6 +16,7 @@ import type { ToolRoute } from "../service/execution_service.ts";
 import { LocalToolSource, type LocalToolSpec } from "../service/local/local_tool_source.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import { upstreamTimeoutFor } from "./upstream_timeout_for.ts";
 
 /** Sources and renames for one runtime. */
 export interface ToolSourcesPlan {
@@ -88,11 +89,10 @@ export function toolSourcesFromConfig(
   }
   if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));
   for (const provider of config.mcpProviders()) {
-    const renamed = renamedTimeouts(config, provider.name);
     sources.push(
       upstreamToolSource(provider, {
         ...options,
-        timeoutFor: (tool) => renamed.get(tool) ?? timeoutOf(tool),
+        timeoutFor: upstreamTimeoutFor(config, provider.name),
       }),
     );
   }
@@ -126,22 +126,4 @@ export function upstreamToolSource(
     cwd: options.cwd,
     stderr: options.upstreamStderr ?? "inherit",
   });
-}
-
-/**
- * The timeouts of the entries that name a tool of `server` with `source =
- * "mcp.<server>[.<tool>]"`, by the server's name for the tool. A tool no
- * entry names is exported under its own name, and its timeout is that
- * name's (its entry's, or the `'*'` default). Two entries naming one tool
- * get the longer of their timeouts: a call cannot know which name it came by.
- */
-function renamedTimeouts(config: SpillwayConfig, server: string): Map<string, number> {
-  const timeouts = new Map<string, number>();
-  for (const name of config.toolNames()) {
-    const tool = config.tool(name);
-    const source = tool.source();
-    if (source?.kind !== "mcp" || source.server !== server) continue;
-    timeouts.set(source.tool, Math.max(timeouts.get(source.tool) ?? 0, tool.timeoutMs()));
-  }
-  return timeouts;
 }
