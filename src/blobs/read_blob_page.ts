@@ -9,6 +9,7 @@
 
 import type { BlobRef } from "./blob_ref.ts";
 import type { BlobStore } from "./blob_store.ts";
+import { readFull } from "../files/read_full.ts";
 
 /** A page read from a blob. */
 export interface BlobPage {
@@ -80,11 +81,5 @@ export async function readBlobPage(
 async function readRange(file: Deno.FsFile, position: number, length: number): Promise<Uint8Array> {
   await file.seek(position, Deno.SeekMode.Start);
   const buffer = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const read = await file.read(buffer.subarray(filled));
-    if (read === null) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
+  return buffer.subarray(0, await readFull(file, buffer));
 }

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { readFull } from "../files/read_full.ts";
+
 /** What {@linkcode FileTail.read} found. */
 export interface TailRead {
   /** Whole lines appended since the last read (a line still being written waits for its newline). */
@@ -85,12 +87,7 @@ export class FileTail {
     if (size <= this.#offset) return [];
     await file.seek(this.#offset, Deno.SeekMode.Start);
     const buffer = new Uint8Array(size - this.#offset);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = await file.read(buffer.subarray(filled));
-      if (read === null) break;
-      filled += read;
-    }
+    const filled = await readFull(file, buffer);
     this.#offset += filled;
     const text = this.#partial + this.#decoder.decode(buffer.subarray(0, filled), { stream: true });
     const lines = text.split("\n");

@@ -16,6 +16,7 @@ import { fileNamePart } from "./file_name_part.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
 import type { TerminalSpinner } from "./terminal_spinner.ts";
+import { readFull } from "../files/read_full.ts";
 
 /** Reads one line of the person's answer (without the newline); `null` at end of input. */
 export type LineReader = (signal: AbortSignal) => Promise<string | null>;
@@ -230,17 +231,6 @@ async function sameBytes(a: string, b: string): Promise<boolean> {
     if (m === 0) return true;
     if (Buffer.compare(x.subarray(0, m), y.subarray(0, n)) !== 0) return false;
   }
-}
-
-/** Fills `buffer` from `file` as far as the file goes; the count read. */
-async function readFull(file: Deno.FsFile, buffer: Uint8Array): Promise<number> {
-  let filled = 0;
-  while (filled < buffer.length) {
-    const read = await file.read(buffer.subarray(filled));
-    if (read === null) break;
-    filled += read;
-  }
-  return filled;
 }
 
 function defaultEditor(): string[] {

@@ -15,6 +15,7 @@ import { SpillwayError } from "../errors/spillway_error.ts";
 import type { StreamEvent } from "./events.ts";
 import type { LoadedStream } from "./stream_store.ts";
 import { errorText, isEventLine, parseEventLine, tornLineWarning } from "./_event_lines.ts";
+import { readFull } from "../files/read_full.ts";
 
 const NEWLINE = 10;
 const TAIL_CHUNK_BYTES = 64 * 1024;
@@ -122,12 +123,8 @@ export async function findTornTail(path: string): Promise<TornTail | undefined> 
 async function readAt(file: Deno.FsFile, offset: number, length: number): Promise<Uint8Array> {
   await file.seek(offset, Deno.SeekMode.Start);
   const buffer = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const n = await file.read(buffer.subarray(filled));
-    if (n === null) throw new Error(`unexpected end of file at byte ${offset + filled}`);
-    filled += n;
-  }
+  const filled = await readFull(file, buffer);
+  if (filled < length) throw new Error(`unexpected end of file at byte ${offset + filled}`);
   return buffer;
 }
 
