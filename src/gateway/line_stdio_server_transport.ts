@@ -11,7 +11,6 @@
  * @module
  */
 
-import { releaseBytes } from "../service/subprocess/release_bytes.ts";
 import type { JSONRPCMessage, Transport } from "../service/sdk.ts";
 import { JsonRpcLineReader } from "../service/upstream/json_rpc_line_reader.ts";
 
@@ -121,18 +120,10 @@ export class LineStdioServerTransport implements Transport {
         this.onerror?.(new Error(`the client sent ${line.problem}: ${line.preview}; skipped`)),
       onError: (error) => this.onerror?.(error),
     }, { ending: "closing stdin" });
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        lines.push(value);
-        releaseBytes(value);
-      }
-    } catch (error) {
+    await lines.readAll(reader, (error) => {
       if (this.#closed === undefined) {
         this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       }
-    }
-    lines.end();
+    });
   }
 }

@@ -17,6 +17,7 @@
 
 import { JSONRPCMessageSchema } from "../sdk.ts";
 import type { JSONRPCMessage, RequestId } from "../sdk.ts";
+import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { quotedPreview } from "./malformed_reply_error.ts";
 
@@ -124,6 +125,31 @@ export class JsonRpcLineReader {
     const texts: string[] = [];
     this.#splitter.push(chunk, (line) => texts.push(this.#decoder.decode(line)));
     for (const text of texts) this.#deliver(text);
+  }
+
+  /**
+   * Reads `reader` to its end, delivering every message as its line
+   * completes, then ends the stream. A failed read ends it too, after
+   * `onReadError` (the owner knows whether it was closing on purpose).
+   *
+   * @param reader the stream's reader (each chunk's memory is released once pushed)
+   * @param onReadError told of a read that failed
+   */
+  async readAll(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    onReadError: (error: unknown) => void,
+  ): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.push(value);
+        releaseBytes(value);
+      }
+    } catch (error) {
+      onReadError(error);
+    }
+    this.end();
   }
 
   /**

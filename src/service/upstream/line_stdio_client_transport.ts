@@ -38,7 +38,6 @@
  */
 
 import { killProcessGroup } from "../subprocess/kill_process_group.ts";
-import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
 import type { JSONRPCMessage, Transport } from "../sdk.ts";
 import { AwaitedRequests } from "./awaited_requests.ts";
@@ -337,17 +336,9 @@ export class LineStdioClientTransport implements Transport {
       onMalformed: (line) => this.#malformed(line),
       onError: (error) => this.onerror?.(error),
     });
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        lines.push(value);
-        releaseBytes(value);
-      }
-    } catch (error) {
+    await lines.readAll(reader, (error) => {
       if (this.#shutdown === undefined) this.onerror?.(asError(error));
-    }
-    lines.end();
+    });
   }
 }
 
