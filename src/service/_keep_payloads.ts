@@ -11,8 +11,8 @@
  */
 
 import type { Logger } from "@logtape/logtape";
-import { Buffer } from "node:buffer";
 import type { BlobStore } from "../blobs/blob_store.ts";
+import { payloadBytes } from "./payload_bytes.ts";
 import type { SourceCallEnd } from "./source_call.ts";
 
 /**
@@ -30,20 +30,8 @@ export async function keepPayloads(
   const { result } = end;
   if (result === undefined || end.outcome.kind !== "executed") return;
   for (const block of result.content) {
-    let bytes: Uint8Array;
-    switch (block.type) {
-      case "image":
-      case "audio":
-        bytes = Buffer.from(block.data, "base64");
-        break;
-      case "resource":
-        bytes = "blob" in block.resource
-          ? Buffer.from(block.resource.blob, "base64")
-          : Buffer.from(block.resource.text, "utf8");
-        break;
-      default:
-        continue;
-    }
+    const bytes = payloadBytes(block);
+    if (bytes === undefined) continue;
     let writer;
     try {
       writer = await store.writer();

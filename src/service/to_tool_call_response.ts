@@ -10,16 +10,13 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { blocksText } from "../review/blocks_text.ts";
 import type { ContentBlock, StructuredContentInfo } from "../review/content_block.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { utf8Length } from "../size/cap_text.ts";
-import type { CallToolResult } from "./sdk.ts";
+import { type McpBlock, payloadBytes } from "./payload_bytes.ts";
 import type { ToolResult } from "./tool_source.ts";
-
-type McpBlock = CallToolResult["content"][number];
 
 /**
  * The {@linkcode ToolCallResponse} of call `id` for an MCP result. A result
@@ -86,7 +83,7 @@ function typedBlock(block: McpBlock): ContentBlock {
       return { type: "text", text: block.text };
     case "image":
     case "audio": {
-      const bytes = Buffer.from(block.data, "base64");
+      const bytes = payloadBytes(block);
       return {
         type: block.type,
         mimeType: block.mimeType,
@@ -96,9 +93,7 @@ function typedBlock(block: McpBlock): ContentBlock {
     }
     case "resource": {
       const { resource } = block;
-      const bytes = "blob" in resource
-        ? Buffer.from(resource.blob, "base64")
-        : Buffer.from(resource.text, "utf8");
+      const bytes = payloadBytes(block);
       return {
         type: "resource",
         uri: resource.uri,
