@@ -212,3 +212,27 @@ Deno.test("--cfg with the '*' tool works as typed in a shell, quoted or not", as
     }
   });
 });
+
+Deno.test("config check --model has query's help line and refuses a bad model in query's words", async () => {
+  const helpLine = async (command: string[]) => {
+    const io = captureCommandIo({ env: {} });
+    assert.equal(await main([...command, "--help"], io), 0);
+    return io.out().split("\n").find((line) => line.trimStart().startsWith("--model "));
+  };
+  const line = await helpLine(["config", "check"]);
+  assert.equal(
+    line,
+    "  --model PROVIDER/MODEL   the model to ask, e.g. openai/gpt-4.1-mini (sets assistant.model.id)",
+  );
+  assert.equal(line, await helpLine(["query"]));
+  await withDir(async (dir) => {
+    const problem = async (command: string[]) => {
+      const io = captureCommandIo({ env: {}, cwd: dir });
+      assert.equal(await main([...command, "--model", "gpt-4.1"], io), 1);
+      return io.err();
+    };
+    const checked = await problem(["config", "check"]);
+    assert.match(checked, /^ {2}--model gpt-4\.1: assistant\.model\.id = "gpt-4\.1" is not valid/m);
+    assert.equal(checked, await problem(["query", "hello"]));
+  });
+});

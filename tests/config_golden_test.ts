@@ -1,8 +1,9 @@
 /**
  * Golden tests for the user-visible text of configuration: for every
  * `tests/fixtures/config/<name>.toml`, run `spillway config check --config
- * <name>.toml` (plus one `--cfg` per line of `<name>.cfg`, when present) and
- * compare exit code, stdout and stderr with `<name>.expected.txt`.
+ * <name>.toml` (plus one `--cfg` per line of `<name>.cfg`, then one argument
+ * per line of `<name>.flags`, when present) and compare exit code, stdout and
+ * stderr with `<name>.expected.txt`.
  *
  * Regenerate after an intended change with
  * `UPDATE_GOLDEN=1 deno test -A tests/config_golden_test.ts`, then review the diff.
@@ -23,7 +24,9 @@ async function transcript(name: string): Promise<string> {
   const cfg = await readOptional(`${FIXTURES}${name}.cfg`);
   const cfgFlags = (cfg ?? "").split("\n").filter((line) => line !== "")
     .flatMap((line) => ["--cfg", line]);
-  const args = ["config", "check", "--config", `${name}.toml`, ...cfgFlags];
+  const extra = ((await readOptional(`${FIXTURES}${name}.flags`)) ?? "").split("\n")
+    .filter((line) => line !== "");
+  const args = ["config", "check", "--config", `${name}.toml`, ...cfgFlags, ...extra];
   // No HOME or XDG_CONFIG_HOME: the user layer is skipped, so the machine's own config never leaks in.
   const env = Object.fromEntries(
     ((await readOptional(`${FIXTURES}${name}.env`)) ?? "").split("\n").filter((line) => line !== "")

@@ -47,6 +47,18 @@ export const OUTPUT_FLAGS: readonly FlagSpec[] = [
   { name: "verbose", short: "v", kind: "count", help: "print more detail" },
 ];
 
+/**
+ * `--model PROVIDER/MODEL` of the commands that choose a model (`query`, and
+ * `config check`, which checks the configuration that model would run with):
+ * it sets `assistant.model.id` over every layer.
+ */
+export const MODEL_FLAG: FlagSpec = {
+  name: "model",
+  kind: "string",
+  valueName: "PROVIDER/MODEL",
+  help: "the model to ask, e.g. openai/gpt-4.1-mini (sets assistant.model.id)",
+};
+
 /** `--inspect FILE` of the commands that run the machines (`query`, `serve`). */
 export const INSPECT_FLAG: FlagSpec = {
   name: "inspect",
@@ -78,13 +90,18 @@ export async function openInspectionLog(
   }
 }
 
-/** The {@linkcode loadConfig} options that `--workspace`, `--config` and `--cfg` ask for. */
+/**
+ * The {@linkcode loadConfig} options that `--workspace`, `--config`, `--cfg`
+ * and (for the commands that take it) `--model` ask for.
+ */
 export function configOptionsFromFlags(flags: ParsedFlags, io: CommandIo): LoadConfigOptions {
+  const model = flags.string("model");
   return {
     workspace: flags.string("workspace") ?? DEFAULT_WORKSPACE,
     configFiles: flags.strings("config"),
     cfg: flags.strings("cfg"),
     env: io.env,
     cwd: io.cwd,
+    ...(model === undefined ? {} : { model }),
   };
 }

@@ -19,7 +19,7 @@ import { listConfiguredTools } from "../runtime/list_configured_tools.ts";
 import { plural } from "../host/plural.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
-import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import { CONFIG_FLAGS, configOptionsFromFlags, MODEL_FLAG, OUTPUT_FLAGS } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
@@ -41,11 +41,14 @@ const SHOWN_WHEN_SET: readonly ToolConfigKey[] = [
 export const configCheckCommand: Command = {
   name: "config check",
   summary: "validate the layered configuration and show what it resolves to",
-  usage: "spillway config check [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]...",
+  usage:
+    "spillway config check [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--model PROVIDER/MODEL]",
   description: `Reads the configuration layers in order (later layers win):
   built-in defaults, $XDG_CONFIG_HOME/spillway/config.toml (or
   ~/.config/spillway/config.toml), <workspace>/config.toml, each --config
-  FILE, then each --cfg KEY=VALUE.
+  FILE, then each --cfg KEY=VALUE, then --model PROVIDER/MODEL, which
+  sets assistant.model.id as it does for query: the check is then of the
+  configuration query --model would run with.
 
 Prints the layers, every configured tool (and the '*' defaults) with its
 effective settings and the layer each came from, and the MCP servers.
@@ -59,7 +62,7 @@ could provide are not checked. Warnings do not change the exit code.
 
 Exits 0 when the configuration is valid, 1 when it is not (every problem
 is printed to stderr), 2 on a usage error.`,
-  flags: [...CONFIG_FLAGS, ...OUTPUT_FLAGS],
+  flags: [...CONFIG_FLAGS, MODEL_FLAG, ...OUTPUT_FLAGS],
   run,
 };
 

@@ -29,6 +29,7 @@ import {
   CONFIG_FLAGS,
   configOptionsFromFlags,
   INSPECT_FLAG,
+  MODEL_FLAG,
   openInspectionLog,
   OUTPUT_FLAGS,
 } from "./_common_flags.ts";
@@ -63,12 +64,7 @@ recorded in the stream), 2 on a usage error, and 128 + the signal's number
 when a signal stopped it: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).`,
   flags: [
     ...CONFIG_FLAGS,
-    {
-      name: "model",
-      kind: "string",
-      valueName: "PROVIDER/MODEL",
-      help: "the model to ask, e.g. openai/gpt-4.1-mini (sets assistant.model.id)",
-    },
+    MODEL_FLAG,
     { name: "script", kind: "string", valueName: "FILE", help: "replay a scripted model instead" },
     {
       name: "conversation",
@@ -87,10 +83,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const prompt = flags.positionals.join(" ").trim();
   if (prompt === "") throw new SpillwayError("usage", "missing the prompt");
   const model = flags.string("model");
-  const options = {
-    ...configOptionsFromFlags(flags, io),
-    ...(model === undefined ? {} : { model }),
-  };
+  const options = configOptionsFromFlags(flags, io);
   let config: SpillwayConfig;
   try {
     config = await loadConfig(options);
