@@ -132,6 +132,39 @@ for (const repair of [["--tools=strip-responses", "--over", "512KB"], ["--tools=
     }));
 }
 
+Deno.test("a turn over the scripted context window names the repair, which works as printed", () =>
+  withDir(async (dir) => {
+    const id = await deadConversation(dir);
+    const again = await spillway(
+      dir,
+      "query",
+      "--conversation",
+      id,
+      "--script",
+      "answer.toml",
+      "x",
+    );
+    assert.equal(again.code, 1);
+    const hint = again.err.split("\n").slice(-3);
+    assert.deepEqual(hint, [
+      "Repair without a model call (the log keeps every original byte):",
+      `  deno task spillway conversation compact --tools=strip-responses --over 32KB ${id}`,
+      "",
+    ]);
+    const printed = hint[1]!.trim().split(" ").slice("deno task spillway".split(" ").length);
+    assert.equal((await spillway(dir, ...printed)).code, 0);
+    const after = await spillway(
+      dir,
+      "query",
+      "--conversation",
+      id,
+      "--script",
+      "answer.toml",
+      "x",
+    );
+    assert.equal(after.code, 0, after.err);
+  }));
+
 Deno.test("a conversation open in another process is refused by compact and query, and left untouched", () =>
   withDir(async (dir) => {
     const id = await deadConversation(dir);

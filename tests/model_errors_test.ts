@@ -38,7 +38,7 @@ for (const api of APIS) {
       const run = await queryModel(api, server, workspace, "Run the tests");
       assert.equal(run.code, 1);
       const id = conversationIdOf(run);
-      const [notice, failed, where, repair, ...rest] = run.stderr.split("\n");
+      const [notice, failed, where, repairHead, repair, ...rest] = run.stderr.split("\n");
       assert.equal(
         notice,
         "noisy_test_run: sent 64.0 KB of 1.0 MB to the assistant (size_threshold)",
@@ -47,10 +47,11 @@ for (const api of APIS) {
       // The first request's tokens were spent all the same.
       const path = join(workspace, "conversations", id, "events.jsonl");
       assert.equal(where, `Conversation ${id} (12 input + 34 output tokens): ${path}`);
+      assert.equal(repairHead, "Repair without a model call (the log keeps every original byte):");
       assert.equal(
         repair,
-        "Repair it without a model call (the stream keeps every response): " +
-          `spillway conversation compact --tools=strip-responses --over 32KB ${id}`,
+        "  deno task spillway conversation compact --tools=strip-responses --over 32KB " +
+          `--workspace ${workspace} ${id}`,
       );
       assert.deepEqual(rest, [""]);
       const events = await loadCleanly(workspace, id);
@@ -72,7 +73,7 @@ for (const api of APIS) {
       // The command named repairs it: run it as printed, then continue.
       const command = repair!.slice(repair!.indexOf("spillway ") + "spillway ".length).split(" ");
       const io = captureCommandIo({ cwd: REPO });
-      assert.equal(await main([...command, "--workspace", workspace], io), 0, io.err());
+      assert.equal(await main(command, io), 0, io.err());
       server.reply(api.answer({ text: "Continuing without the log." }));
       const next = await queryModel(api, server, workspace, "--conversation", id, "Go on");
       assert.equal(next.code, 0, next.stderr);

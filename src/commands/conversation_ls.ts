@@ -17,6 +17,7 @@ import { CONFIG_FLAGS } from "./_common_flags.ts";
 import { loadConfigOrReport } from "./_config_problems.ts";
 import { type ConversationSummary, summarizeConversation } from "./_conversation_summary.ts";
 import type { ParsedFlags } from "./_flags.ts";
+import { repairHint, type RepairWorkspace } from "./_repair_hint.ts";
 import { formatTable } from "./_table.ts";
 import { workspaceOf } from "./_workspace.ts";
 
@@ -61,12 +62,20 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     }
   }
   const where = workspace.shown(workspace.conversations.root);
-  io.stdout(flags.boolean("json") ? asJson(summaries, where) : asTable(summaries, where));
+  io.stdout(
+    flags.boolean("json")
+      ? asJson(summaries, where)
+      : asTable(summaries, where, { dir: workspace.dir, cwd: io.cwd }),
+  );
   return failed ? 1 : 0;
 }
 
-/** The table and the line under it. */
-export function asTable(summaries: readonly ConversationSummary[], where: string): string {
+/** The table and the lines under it. */
+export function asTable(
+  summaries: readonly ConversationSummary[],
+  where: string,
+  workspace: RepairWorkspace,
+): string {
   if (summaries.length === 0) return `No conversations in ${where}.\n`;
   const size = (bytes: number) => ByteSize.fromBytes(bytes).human();
   const rows = [[
@@ -99,8 +108,8 @@ export function asTable(summaries: readonly ConversationSummary[], where: string
     footer +=
       `${plural(over.length, "conversation")} still ${
         over.length === 1 ? "sends" : "send"
-      } the model responses over today's size_threshold; repair with:\n` +
-      `  deno task spillway conversation compact --tools=cap ${over.map((s) => s.id).join(" ")}\n`;
+      } the model responses over today's size_threshold.\n` +
+      repairHint(over.map((s) => s.id), { tools: "cap" }, workspace);
   }
   return formatTable(rows) + "\n" + footer;
 }

@@ -34,6 +34,7 @@ import {
   OUTPUT_FLAGS,
 } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
+import { repairHint } from "./_repair_hint.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import { queryProvider } from "./_query_provider.ts";
 
@@ -224,8 +225,10 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     );
     if (result.error?.details["kind"] === "context_window") {
       printError(
-        "Repair it without a model call (the stream keeps every response): " +
-          `spillway conversation compact --tools=strip-responses --over ${COMPACT_OVER} ${conversationId}\n`,
+        repairHint([conversationId], { tools: "strip-responses", over: COMPACT_OVER }, {
+          dir: query.workspace,
+          cwd: io.cwd,
+        }),
       );
     }
     return stop.exitCode(1);

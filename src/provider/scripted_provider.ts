@@ -158,7 +158,8 @@ export class ScriptedProvider implements Provider {
           new SpillwayError(
             "provider_failed",
             `prompt is too long: ${size} bytes > ${window.bytes} maximum`,
-            { bytes: size, maximum: window.bytes },
+            // The kind a real provider's too-long request gets: query names the repair.
+            { kind: "context_window", bytes: size, maximum: window.bytes },
           ),
         );
       }
