@@ -10,6 +10,7 @@
  */
 
 import Anthropic from "@anthropic-ai/sdk";
+import { getLogger } from "@logtape/logtape";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic_messages.ts";
@@ -23,6 +24,7 @@ import {
 import type { AssistantMessage, Provider, ProviderRequest, TokenUsage } from "./provider.ts";
 import { toolCallOf } from "./_tool_call_of.ts";
 import { readStream } from "./_read_stream.ts";
+import { oneLineWarning, routeConsoleWarnings, sdkLogger } from "./_sdk_warnings.ts";
 
 /** Options of {@linkcode AnthropicProvider}. */
 export interface AnthropicProviderOptions {
@@ -68,6 +70,7 @@ export class AnthropicProvider implements Provider {
   readonly #client: Anthropic;
   readonly #context: ModelErrorContext;
   readonly #notice: ((text: string) => void) | undefined;
+  readonly #warn: (text: string) => void;
   readonly #maxTokens: number;
 
   /**
@@ -100,7 +103,14 @@ export class AnthropicProvider implements Provider {
       baseURL: baseUrl,
       maxRetries: retries,
       ...(keySent ? {} : { defaultHeaders: { Authorization: null } }),
+      logger: sdkLogger("anthropic"),
     });
+    // The SDK's console warnings (a deprecated model, on every request): once, on one line.
+    this.#warn = (text) => {
+      const line = `warning: ${this.model}: ${oneLineWarning(text)}`;
+      if (this.#notice !== undefined) this.#notice(line);
+      else getLogger(["spillway", "provider", "anthropic"]).warn("{line}", { line });
+    };
     this.#context = {
       model: this.model,
       baseUrl,
@@ -118,16 +128,17 @@ export class AnthropicProvider implements Provider {
     });
     await readStream({
       open: () =>
-        this.#client.messages.create({
-          model: this.#name,
-          max_tokens: this.#maxTokens,
-          messages: toAnthropicMessages(
-            request.messages,
-            this.#notice === undefined ? {} : { notice: this.#notice },
-          ),
-          ...(request.tools.length === 0 ? {} : { tools: toAnthropicTools(request.tools) }),
-          stream: true,
-        }, { signal: request.signal }),
+        routeConsoleWarnings(() =>
+          this.#client.messages.create({
+            model: this.#name,
+            max_tokens: this.#maxTokens,
+            messages: toAnthropicMessages(
+              request.messages,
+              this.#notice === undefined ? {} : { notice: this.#notice },
+            ),
+            ...(request.tools.length === 0 ? {} : { tools: toAnthropicTools(request.tools) }),
+            stream: true,
+          }, { signal: request.signal }), this.#warn),
       add: (event) => answer.add(event),
       failureOf: (error) => failureOf(error, request.signal),
       signal: request.signal,

@@ -324,3 +324,29 @@ Deno.test("AnthropicProvider stops when cancelled mid-answer, after passing on w
     assert.equal(pieces.join(""), "Let me think about that");
   });
 });
+
+Deno.test("AnthropicProvider says the SDK's deprecated-model warning once, on one line, never on the console", async () => {
+  await withServer(async (server, provider) => {
+    server.reply(anthropicAnswer({ text: "one" }), anthropicAnswer({ text: "two" }));
+    const notices: string[] = [];
+    const consoleWarnings: unknown[][] = [];
+    const original = console.warn;
+    console.warn = (...parts: unknown[]) => void consoleWarnings.push(parts);
+    try {
+      const deprecated = provider({
+        model: "claude-sonnet-4-5",
+        notice: (text) => notices.push(text),
+      });
+      assert.equal((await deprecated.complete(request())).text, "one");
+      assert.equal((await deprecated.complete(request())).text, "two");
+    } finally {
+      console.warn = original;
+    }
+    assert.deepEqual(consoleWarnings, []);
+    assert.deepEqual(notices, [
+      "warning: anthropic/claude-sonnet-4-5: The model 'claude-sonnet-4-5' is deprecated and " +
+      "will reach end-of-life on November 30th, 2026. Please migrate to a newer model. Visit " +
+      "https://docs.anthropic.com/en/docs/resources/model-deprecations for more information.",
+    ]);
+  });
+});
