@@ -22,7 +22,7 @@ import type { NoticeFact } from "../review/notice.ts";
 import type { Review } from "../review/review.ts";
 import { spendBatchBudget } from "../review/spend_batch_budget.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import type { Acknowledgement } from "../service/executor.ts";
+import type { Acknowledgement, DeliveryOutcome } from "../service/executor.ts";
 import { reasonText } from "../service/reason_text.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
 import { toolCallResponseEvent } from "../stream/tool_call_response_event.ts";
@@ -89,7 +89,10 @@ function acknowledgementOf(review: Review): Acknowledgement {
 
 /** The response as the stream holds it: text, typed blocks and structured content, no spill. */
 function recordedResponse(review: Review): ToolCallResponse {
-  const { id, content, isError, blocks, structuredContent } = review.response;
+  const { response } = review;
+  // Most responses hold nothing the stream leaves out: recorded as they are, not copied.
+  if (response.spilled === undefined && response.window === undefined) return response;
+  const { id, content, isError, blocks, structuredContent } = response;
   return {
     id,
     content,
@@ -100,14 +103,22 @@ function recordedResponse(review: Review): ToolCallResponse {
 }
 
 /** Releases every call with a link; resolves with what each caller received, in call order. */
-function releaseCalls(
+async function releaseCalls(
   { input }: { input: { releases: readonly Release[] } },
 ): Promise<IndexedDelivery[]> {
-  return Promise.all(input.releases.map(async ({ record, ack, recorded }) => ({
+  // Every call is released at once, and one wait covers them all (not an
+  // async function per call).
+  const { releases } = input;
+  const outcomes = await Promise.all(
+    releases.map(({ record, ack, recorded }) =>
+      (record.link as NonNullable<CallRecord["link"]>).release(ack, recorded)
+    ),
+  );
+  return releases.map(({ record }, i) => ({
     index: record.index,
     callId: record.call.id,
-    delivery: await (record.link as NonNullable<CallRecord["link"]>).release(ack, recorded),
-  })));
+    delivery: outcomes[i] as DeliveryOutcome,
+  }));
 }
 
 const commitSetup = setup({

@@ -16,14 +16,15 @@
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { StreamEvent } from "./events.ts";
 import type { ConversationStream, LoadedStream } from "./stream_store.ts";
-import { errorText, serializeEvents } from "./_event_lines.ts";
+import { errorText } from "./_event_lines.ts";
+import { withEventLines } from "./_event_line_buffer.ts";
 import { readEventLog } from "./_event_log_file.ts";
 
 /** The OS calls the file store makes on a log, injectable to count or fail them. */
 export interface LogFileOps {
   /** Makes the file's bytes (and size) durable. */
   sync(file: Deno.FsFile): Promise<void>;
-  /** Writes some of `bytes` and returns how many. */
+  /** Writes some of `bytes` and returns how many; `bytes` may be reused once the promise settles. */
   write(file: Deno.FsFile, bytes: Uint8Array): Promise<number>;
   /** Cuts the file to `size` bytes. */
   truncate(file: Deno.FsFile, size: number): Promise<void>;
@@ -90,21 +91,21 @@ export class FileConversationStream implements ConversationStream {
   }
 
   append(events: readonly StreamEvent[]): Promise<void> {
-    // Serialize before queueing: it is the costly part and needs no file.
-    const bytes = new TextEncoder().encode(serializeEvents(events));
-    return this.#serial(async () => {
-      const file = this.#usable("append to");
-      if (bytes.length === 0) return;
-      const before = this.#state.size;
-      try {
-        await writeAll(file, bytes, this.#ops);
-      } catch (error) {
-        await this.#rollBack(file, before);
-        throw this.#failed("append to", error);
-      }
-      this.#state.size = before + bytes.length;
-      this.#state.unflushed.add(this);
-    });
+    // Serialized before queueing: it is the costly part and needs no file.
+    return withEventLines(events, (bytes) =>
+      this.#serial(async () => {
+        const file = this.#usable("append to");
+        if (bytes.length === 0) return;
+        const before = this.#state.size;
+        try {
+          await writeAll(file, bytes, this.#ops);
+        } catch (error) {
+          await this.#rollBack(file, before);
+          throw this.#failed("append to", error);
+        }
+        this.#state.size = before + bytes.length;
+        this.#state.unflushed.add(this);
+      }));
   }
 
   flush(): Promise<void> {

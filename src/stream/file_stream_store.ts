@@ -41,7 +41,10 @@ export interface FileStreamStoreOptions {
    * failed one (to make its cut durable). Default: `(file) => file.syncData()`.
    */
   readonly sync?: (file: Deno.FsFile) => Promise<void>;
-  /** Writes some of `bytes` and returns how many. Default: `(file, bytes) => file.write(bytes)`. */
+  /**
+   * Writes some of `bytes` and returns how many; `bytes` may be reused once the promise
+   * settles. Default: `(file, bytes) => file.write(bytes)`.
+   */
   readonly write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>;
   /**
    * Cuts a log back (a torn tail on open, a failed append or flush).
