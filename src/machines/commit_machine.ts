@@ -81,9 +81,12 @@ interface Release {
   readonly recorded: ToolCallResponse | undefined;
 }
 
+/** Deliver the service's own result (one object for every call). */
+const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
+
 /** The acknowledgement a recorded review gets: the service's own result only when accepted. */
 function acknowledgementOf(review: Review): Acknowledgement {
-  if (review.status === "accepted") return { kind: "deliver" };
+  if (review.status === "accepted") return DELIVER;
   return { kind: "replace", content: review.response.content, isError: review.response.isError };
 }
 

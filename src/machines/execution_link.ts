@@ -149,16 +149,17 @@ export class ExecutionLink {
   #deliver(ack: Acknowledgement, recorded: ToolCallResponse | undefined): Promise<DeliveryOutcome> {
     const handle = this.#handle;
     if (handle === undefined) return Promise.resolve(deliveryWithoutHandle(ack, recorded));
-    const failed = (error: unknown): DeliveryOutcome => ({
-      kind: "failed",
-      message: `release failed: ${reasonText(error)}`,
-    });
     try {
-      return handle.release(ack, recorded).then(undefined, failed);
+      return handle.release(ack, recorded).then(undefined, releaseFailed);
     } catch (error) {
-      return Promise.resolve(failed(error));
+      return Promise.resolve(releaseFailed(error));
     }
   }
+}
+
+/** What the caller of a call whose executor broke on release received. */
+function releaseFailed(error: unknown): DeliveryOutcome {
+  return { kind: "failed", message: `release failed: ${reasonText(error)}` };
 }
 
 /** The executor's contract says an outcome never rejects; a broken one still settles. */

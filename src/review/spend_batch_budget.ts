@@ -19,6 +19,10 @@ import { responseBytes } from "./tool_call_response.ts";
  * everything fits. Water-filling over the sizes sorted ascending.
  */
 export function waterLevel(sizes: readonly number[], budget: number): number {
+  // The usual batch fits whole: one sum says so, without sorting.
+  let total = 0;
+  for (const size of sizes) total += size;
+  if (total <= budget) return Infinity;
   const sorted = Float64Array.from(sizes).sort();
   let remaining = budget;
   for (let i = 0; i < sorted.length; i++) {
