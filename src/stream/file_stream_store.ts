@@ -3,8 +3,9 @@
  * conversation at `<root>/<id>/events.jsonl`, where `root` is the workspace's
  * `conversations` folder.
  *
- * The log is opened once and only ever appended to. `append` writes a whole
- * batch with one encode and a write loop; `flush` is one `fdatasync` for
+ * The log is opened once and only ever appended to. `append` serializes a
+ * whole batch into one reused byte buffer and writes it with a write loop
+ * (one system call unless the OS takes less); `flush` is one `fdatasync` for
  * everything appended since, so a commit of a thousand responses costs one
  * fsync. Operations on one conversation are queued in call order (also
  * across handles of this store), so a load never sees half an append and two
