@@ -174,24 +174,29 @@ for (const transport of ["stdio", "http"] as const) {
     });
   }
   const group100 = `gateway-1KB-x100-${transport}`;
-  const hundred = (sdk: Client) =>
-    Promise.all(Array.from({ length: 100 }, () => big(sdk, 1024))).then(() => {});
+  // `deno bench` awaits `fn` only when it is an `async` function: a plain
+  // arrow returning a promise is timed as synchronous work, called again
+  // at once, never awaited (100,000 batches in flight, which ran the direct
+  // HTTP client out of file descriptors). Every bench `fn` here is `async`.
+  const hundred = async (sdk: Client) => {
+    await Promise.all(Array.from({ length: 100 }, () => big(sdk, 1024)));
+  };
   Deno.bench({
     name: `direct: 100 calls at once (${transport})`,
     group: group100,
     baseline: true,
-    fn: () => hundred(direct),
+    fn: async () => await hundred(direct),
   });
   Deno.bench({
     name: `gateway: 100 calls at once (${transport})`,
     group: group100,
-    fn: () => hundred(gateway),
+    fn: async () => await hundred(gateway),
   });
   if (transport === "stdio") {
     Deno.bench({
       name: "bare relay: 100 calls at once (stdio)",
       group: group100,
-      fn: () => hundred(bareRelay),
+      fn: async () => await hundred(bareRelay),
     });
   }
   const group5 = `gateway-5MB-${transport}`;
