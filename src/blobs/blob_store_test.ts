@@ -118,6 +118,20 @@ Deno.test("readBlobPage() clamps at the end and reports a missing blob", () =>
     await assert.rejects(() => readBlobPage(store, ref, -1, 1), RangeError);
   }));
 
+Deno.test("readBlobPage() keeps a byte-order mark that starts a page: it is part of the text", () =>
+  withStore(async (store) => {
+    // U+FEFF is 3 bytes (EF BB BF); a decoder left at its default drops it
+    // at the start of what it decodes, and the page would miss its bytes.
+    const { ref } = await store.put("ab\uFEFFcd");
+    assert.deepEqual(await readBlobPage(store, ref, 2, 4), {
+      text: "\uFEFFc",
+      start: 2,
+      end: 6,
+      size: 7,
+    });
+    assert.equal((await readBlobPage(store, ref, 0, 7))?.text, "ab\uFEFFcd");
+  }));
+
 Deno.test("searchBlob() finds lines with the byte offsets they start at, across chunks", () =>
   withStore(async (store) => {
     const lines = Array.from(

@@ -71,7 +71,8 @@ export async function readBlobPage(
   while (start > from && isContinuation(bytes[start - from])) start--;
   let end = Math.max(wantedEnd, start);
   while (end > start && isContinuation(bytes[end - from])) end--;
-  const text = new TextDecoder("utf-8", { fatal: true }).decode(
+  // ignoreBOM: a page may start with U+FEFF, which is text like any other.
+  const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
     bytes.subarray(start - from, end - from),
   );
   return { text, start, end, size };
