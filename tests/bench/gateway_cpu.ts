@@ -9,6 +9,7 @@
  * upstream.
  *
  *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|gateway] [--calls N]
+ *       [--cpu-prof DIR]
  *
  * - `--via direct` (default): the client calls the upstream itself;
  * - `relay`: through the bare relay (tests/fixtures/gateway/bare_relay.ts),
@@ -16,6 +17,9 @@
  *   process of its own does;
  * - `gateway`: through `spillway serve --stdio`, which also records and
  *   flushes every call in its workspace (a temporary directory).
+ *
+ * `--cpu-prof DIR` has the relay or the gateway write a V8 CPU profile
+ * (`.cpuprofile`, for Chrome's DevTools) into DIR when it exits.
  *
  * Linux only (`/proc`).
  *
@@ -35,12 +39,18 @@ const { values } = parseArgs({
   options: {
     via: { type: "string", default: "direct" },
     calls: { type: "string", default: "1000" },
+    "cpu-prof": { type: "string" },
   },
 });
 const via = values.via;
+/** Where the relay or gateway process writes its V8 CPU profile (`--cpu-prof-dir`), if asked. */
+const profileDir = values["cpu-prof"];
+const profiled = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
 const calls = Number(values.calls);
 if (!["direct", "relay", "gateway"].includes(via) || !Number.isSafeInteger(calls) || calls < 1) {
-  throw new Error("usage: gateway_cpu.ts [--via direct|relay|gateway] [--calls N]");
+  throw new Error(
+    "usage: gateway_cpu.ts [--via direct|relay|gateway] [--calls N] [--cpu-prof DIR]",
+  );
 }
 
 const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-cpu-" });
@@ -55,9 +65,9 @@ arguments = ${JSON.stringify(UPSTREAM_ARGS)}
 const args = via === "direct"
   ? UPSTREAM_ARGS
   : via === "relay"
-  ? ["run", "-A", "--quiet", BARE_RELAY, Deno.execPath(), ...UPSTREAM_ARGS]
+  ? ["run", "-A", "--quiet", ...profiled, BARE_RELAY, Deno.execPath(), ...UPSTREAM_ARGS]
   : [
-    ...["run", "-A", "--quiet", CLI, "serve", "--stdio", "--quiet"],
+    ...["run", "-A", "--quiet", ...profiled, CLI, "serve", "--stdio", "--quiet"],
     ...["--workspace", `${dir}/workspace`, "--config", `${dir}/config.toml`],
   ];
 const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
