@@ -26,7 +26,7 @@
 
 import { getLogger } from "@logtape/logtape";
 import { createActor, type InspectionEvent, toPromise } from "xstate";
-import { phaseMachine } from "../machines/phase_machine.ts";
+import { type PhaseInput, phaseMachine } from "../machines/phase_machine.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
 import { reasonText } from "../service/reason_text.ts";
@@ -39,6 +39,7 @@ import type { ToolCallRequestEvent } from "../stream/events.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
 import { ParkedCallExecutor } from "./_parked_call_executor.ts";
 import { requestsFirst } from "./_requests_first.ts";
+import { joinedPhase } from "./_joined_phase.ts";
 
 const log = getLogger(["spillway", "gateway"]);
 
@@ -256,26 +257,31 @@ export class SessionHost {
       arguments: call.arguments,
     }));
     const { policyFor, prompter, noticeSink, available } = this.#options;
-    const phase = createActor(phaseMachine, {
-      id: "phase",
-      ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect }),
-      input: {
-        calls: [],
-        joined: batch.map(({ call, parked }) => ({
-          call,
-          handle: this.#executor.start(call),
-          ...(parked === undefined ? { unavailable: true } : {}),
-        })),
-        executor: this.#executor,
-        policyFor,
-        available: available(),
-        prompter,
-        stream: requestsFirst(stream, requests),
-        noticeSink,
-        signal: this.#stop.signal,
-      },
-    });
-    const output = await toPromise(phase.start());
+    const input: PhaseInput = {
+      calls: [],
+      joined: batch.map(({ call, parked }) => ({
+        call,
+        handle: this.#executor.start(call),
+        ...(parked === undefined ? { unavailable: true } : {}),
+      })),
+      executor: this.#executor,
+      policyFor,
+      available: available(),
+      prompter,
+      stream: requestsFirst(stream, requests),
+      noticeSink,
+      signal: this.#stop.signal,
+    };
+    const { inspect } = this.#options;
+    const output = await ((inspect === undefined ? joinedPhase(input) : undefined) ??
+      toPromise(
+        createActor(phaseMachine, {
+          id: "phase",
+          ...(inspect === undefined ? {} : { inspect }),
+          input,
+        })
+          .start(),
+      ));
     if (output.status === "failed") {
       log.error("session {session}: {error}", {
         session: this.#options.session,
