@@ -86,8 +86,12 @@ export function createSessionServer(options: SessionServerOptions): Server {
       },
       request: (caller) => callerRequest(server, extra, caller),
     };
+    let parked = false;
     options.service.whenParked(callId, {
-      resolve: () => progress.keepAlive(options.parkProgressIntervalMs),
+      resolve: () => {
+        parked = true;
+        progress.keepAlive(options.parkProgressIntervalMs);
+      },
       reject: () => {},
     });
     const call = {
@@ -106,7 +110,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
         }),
     ).finally(() => {
       progress.stop();
-      options.service.forget(callId);
+      // A call that parked left nothing behind; one that never reached the
+      // service may have left a waiter and a pending cancellation.
+      if (!parked) options.service.forget(callId);
     });
   });
   return server;
