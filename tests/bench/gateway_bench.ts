@@ -10,10 +10,14 @@
  *   gateway delivers what it records: the 2 MiB batch ceiling's cut (the
  *   tool's threshold is `unlimited` here).
  *
- * Over stdio, a third contender shows the floor of any gateway in its own
+ * Over stdio, two more contenders show the floor of any gateway in its own
  * process: a bare relay (tests/fixtures/gateway/bare_relay.ts), an SDK
  * server forwarding each call to an SDK client of the upstream, with no cap,
- * no record and no flush: the cost of the second process hop alone.
+ * no record and no flush: the cost of the second process hop alone; and the
+ * same relay recording durably (`--durable`): each result appended to a file
+ * and flushed (`fdatasync`) before it is returned, the results that arrive
+ * during a flush sharing the next one: the least a gateway that records
+ * before it delivers does.
  *
  * Through the gateway every call is also recorded in the session's
  * conversation and flushed (one fsync per phase) before it is delivered.
@@ -114,6 +118,16 @@ const bareRelay = await client(
     maxBufferSize: 256 * 1024 * 1024,
   }),
 );
+const durableRelay = await client(
+  new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      ...["run", "-A", "--quiet", BARE_RELAY, "--durable", `${dir}/durable_relay.jsonl`],
+      ...[Deno.execPath(), ...UPSTREAM_ARGS],
+    ],
+    maxBufferSize: 256 * 1024 * 1024,
+  }),
+);
 const directPort = await spawnListening([...UPSTREAM_ARGS, "--http", "0"], /listening on (\d+)/);
 const directHttp = await client(
   new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${directPort}/mcp`)),
@@ -124,7 +138,7 @@ const gatewayUrl = await spawnListening(
 );
 const gatewayHttp = await client(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
 
-const clients = { directStdio, gatewayStdio, bareRelay, directHttp, gatewayHttp };
+const clients = { directStdio, gatewayStdio, bareRelay, durableRelay, directHttp, gatewayHttp };
 
 globalThis.addEventListener("unload", () => {
   // Benches have no async teardown: SIGTERM ends the servers (a gateway
@@ -172,6 +186,11 @@ for (const transport of ["stdio", "http"] as const) {
       group: group1,
       fn: async () => void await big(bareRelay, 1024),
     });
+    Deno.bench({
+      name: "durable relay: bare relay + append + fdatasync per call, 1 KB",
+      group: group1,
+      fn: async () => void await big(durableRelay, 1024),
+    });
   }
   const group100 = `gateway-1KB-x100-${transport}`;
   // `deno bench` awaits `fn` only when it is an `async` function: a plain
@@ -197,6 +216,11 @@ for (const transport of ["stdio", "http"] as const) {
       name: "bare relay: 100 calls at once (stdio)",
       group: group100,
       fn: async () => await hundred(bareRelay),
+    });
+    Deno.bench({
+      name: "durable relay: 100 calls at once (stdio)",
+      group: group100,
+      fn: async () => await hundred(durableRelay),
     });
   }
   const group5 = `gateway-5MB-${transport}`;

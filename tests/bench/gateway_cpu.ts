@@ -8,13 +8,16 @@
  * (this process), of each process between it and the upstream, and of the
  * upstream.
  *
- *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|gateway] [--calls N]
+ *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N]
  *       [--cpu-prof DIR]
  *
  * - `--via direct` (default): the client calls the upstream itself;
  * - `relay`: through the bare relay (tests/fixtures/gateway/bare_relay.ts),
  *   an SDK server forwarding to an SDK client: the least any gateway in a
  *   process of its own does;
+ * - `durable`: the bare relay appending each result to a file and flushing
+ *   it (`fdatasync`) before returning it: the least a gateway that records
+ *   durably does;
  * - `gateway`: through `spillway serve --stdio`, which also records and
  *   flushes every call in its workspace (a temporary directory).
  *
@@ -47,9 +50,12 @@ const via = values.via;
 const profileDir = values["cpu-prof"];
 const profiled = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
 const calls = Number(values.calls);
-if (!["direct", "relay", "gateway"].includes(via) || !Number.isSafeInteger(calls) || calls < 1) {
+if (
+  !["direct", "relay", "durable", "gateway"].includes(via) || !Number.isSafeInteger(calls) ||
+  calls < 1
+) {
   throw new Error(
-    "usage: gateway_cpu.ts [--via direct|relay|gateway] [--calls N] [--cpu-prof DIR]",
+    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--cpu-prof DIR]",
   );
 }
 
@@ -62,10 +68,12 @@ command = ${JSON.stringify(Deno.execPath())}
 arguments = ${JSON.stringify(UPSTREAM_ARGS)}
 `,
 );
-const args = via === "direct"
-  ? UPSTREAM_ARGS
-  : via === "relay"
-  ? ["run", "-A", "--quiet", ...profiled, BARE_RELAY, Deno.execPath(), ...UPSTREAM_ARGS]
+const args = via === "direct" ? UPSTREAM_ARGS : via === "relay" || via === "durable"
+  ? [
+    ...["run", "-A", "--quiet", ...profiled, BARE_RELAY],
+    ...(via === "durable" ? ["--durable", `${dir}/relay.jsonl`] : []),
+    ...[Deno.execPath(), ...UPSTREAM_ARGS],
+  ]
   : [
     ...["run", "-A", "--quiet", ...profiled, CLI, "serve", "--stdio", "--quiet"],
     ...["--workspace", `${dir}/workspace`, "--config", `${dir}/config.toml`],
