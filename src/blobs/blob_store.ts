@@ -9,7 +9,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { join } from "node:path";
 import { blobDigest, type BlobRef, isBlobRef } from "./blob_ref.ts";
 import { syncDirectory } from "./_sync_directory.ts";
@@ -39,15 +39,19 @@ export class BlobWriter {
   readonly #file: Deno.FsFile;
   /** The temporary file the bytes go to until {@linkcode finish}. */
   readonly temp: string;
-  readonly #hash = createHash("sha256");
+  /** Hashes the chunks, unless the blob's reference is known already. */
+  readonly #hash: Hash | undefined;
+  readonly #ref: BlobRef | undefined;
   #bytes = 0;
   #done = false;
 
   /** Use {@linkcode BlobStore.writer}. */
-  constructor(store: BlobStore, file: Deno.FsFile, temp: string) {
+  constructor(store: BlobStore, file: Deno.FsFile, temp: string, ref?: BlobRef) {
     this.#store = store;
     this.#file = file;
     this.temp = temp;
+    this.#ref = ref;
+    this.#hash = ref === undefined ? createHash("sha256") : undefined;
   }
 
   /** Bytes written so far. */
@@ -58,7 +62,7 @@ export class BlobWriter {
   /** Appends `chunk` (all of it: short writes are retried). */
   async write(chunk: Uint8Array): Promise<void> {
     if (this.#done) throw new TypeError("the blob is already finished");
-    this.#hash.update(chunk);
+    this.#hash?.update(chunk);
     for (let written = 0; written < chunk.length;) {
       written += await this.#file.write(chunk.subarray(written));
     }
@@ -87,7 +91,7 @@ export class BlobWriter {
   async finish(): Promise<BlobInfo> {
     if (this.#done) throw new TypeError("the blob is already finished");
     this.#done = true;
-    const ref: BlobRef = `sha256:${this.#hash.digest("hex")}`;
+    const ref: BlobRef = this.#ref ?? `sha256:${this.#hash?.digest("hex")}`;
     const path = this.#store.path(ref);
     try {
       await this.#file.sync();
@@ -144,13 +148,19 @@ export class BlobStore {
     return join(this.dir, blobDigest(ref));
   }
 
-  /** Starts writing a blob whose content is not known yet (streamed output). */
-  async writer(): Promise<BlobWriter> {
+  /**
+   * Starts writing a blob whose content is not known yet (streamed output).
+   *
+   * @param ref the blob's reference when the caller has hashed its bytes
+   *   already (they are then not hashed again); default: computed from the
+   *   bytes written
+   */
+  async writer(ref?: BlobRef): Promise<BlobWriter> {
     await this.#ensureDir();
     const temp = join(this.dir, `${BLOB_TEMP_PREFIX}${crypto.randomUUID()}`);
     // Tool output can hold secrets: readable by its owner only, like full-result files.
     const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
-    return new BlobWriter(this, file, temp);
+    return new BlobWriter(this, file, temp, ref);
   }
 
   /** Stores `text` (as UTF-8) durably; the same text twice is one blob. */
@@ -158,6 +168,22 @@ export class BlobStore {
     const writer = await this.writer();
     try {
       await writer.writeText(text);
+      return await writer.finish();
+    } catch (error) {
+      await writer.abort();
+      throw error;
+    }
+  }
+
+  /**
+   * Stores `bytes` durably as blob `ref`, which the caller computed from
+   * these very bytes (`sha256:` and their hex SHA-256): they are not hashed
+   * again. The same bytes twice are one blob.
+   */
+  async putHashed(bytes: Uint8Array, ref: BlobRef): Promise<BlobInfo> {
+    const writer = await this.writer(ref);
+    try {
+      await writer.write(bytes);
       return await writer.finish();
     } catch (error) {
       await writer.abort();

@@ -55,6 +55,21 @@ Deno.test("BlobWriter streams chunks to the same blob put() makes, and abort() l
     assert.equal(await store.stat(`sha256:${"0".repeat(64)}`), undefined);
   }));
 
+Deno.test("BlobStore.putHashed() stores bytes under the reference their caller computed, without hashing them again", () =>
+  withStore(async (store, dir) => {
+    const bytes = new TextEncoder().encode("a decoded image");
+    const ref = `sha256:${sha256(bytes)}` as const;
+    const blob = await store.putHashed(bytes, ref);
+    assert.deepEqual(blob, { ref, bytes: bytes.length, path: store.path(ref) });
+    assert.deepEqual(await Deno.readFile(blob.path), bytes);
+    assert.deepEqual(await store.putHashed(bytes, ref), blob);
+    // The reference is the caller's word: a name that is not the bytes' hash
+    // is taken as given, which shows that the store hashed nothing.
+    const trusted = `sha256:${"ab".repeat(32)}` as const;
+    assert.equal((await store.putHashed(bytes, trusted)).path, store.path(trusted));
+    assert.deepEqual(await entries(dir), [sha256(bytes), "ab".repeat(32)].sort());
+  }));
+
 Deno.test("readBlobPage() pages tile the blob exactly, each page exactly its bytes (property)", () =>
   withStore(async (store) => {
     const runs = 60;

@@ -12,38 +12,36 @@
 
 import type { Logger } from "@logtape/logtape";
 import type { BlobStore } from "../blobs/blob_store.ts";
-import { payloadBytes } from "./payload_bytes.ts";
 import type { SourceCallEnd } from "./source_call.ts";
 
 /**
- * Stores the payload of every image, audio and embedded-resource block of
- * `end`'s result in `store` (the same bytes twice are one blob). A store
- * that fails (a full disk) costs the kept payload, never the result: the
- * failure is logged and the call parks as it is; a model is then sent the
- * block's placeholder line.
+ * `end` without its decoded payloads (a parked call must not hold them),
+ * after storing each in `store` under the digest recorded for it, without
+ * decoding or hashing it again (the same bytes twice are one blob). Without
+ * a store they are only dropped. A store that fails (a full disk) costs the
+ * kept payload, never the result: the failure is logged and the call parks
+ * as it is; a model is then sent the block's placeholder line.
  */
 export async function keepPayloads(
   end: SourceCallEnd,
-  store: BlobStore,
+  store: BlobStore | undefined,
   log: Logger,
-): Promise<void> {
-  const { result } = end;
-  if (result === undefined || end.outcome.kind !== "executed") return;
-  for (const block of result.content) {
-    const bytes = payloadBytes(block);
-    if (bytes === undefined) continue;
-    let writer;
+): Promise<SourceCallEnd> {
+  const { outcome, result, payloads } = end;
+  if (payloads === undefined) return end;
+  const kept = result === undefined ? { outcome } : { outcome, result };
+  if (store === undefined || outcome.kind !== "executed") return kept;
+  for (const [i, payload] of payloads.entries()) {
+    if (payload === undefined) continue;
     try {
-      writer = await store.writer();
-      await writer.write(bytes);
-      await writer.finish();
+      await store.putHashed(payload.bytes, payload.ref);
     } catch (error) {
-      await writer?.abort().catch(() => {});
       log.warn("could not keep a {kind} payload of {callId}: {error}", {
-        kind: block.type,
-        callId: end.outcome.response.id,
+        kind: result?.content[i]?.type,
+        callId: outcome.response.id,
         error,
       });
     }
   }
+  return kept;
 }

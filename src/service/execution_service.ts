@@ -463,8 +463,7 @@ export class ExecutionService {
         clientSignal.removeEventListener("abort", onClientAbort);
       }
       if (spill !== undefined) end = await spillOutput(end, spill.store, log);
-      const payloads = this.#options.payloads;
-      if (payloads !== undefined) await keepPayloads(end, payloads, log);
+      if (end.payloads !== undefined) end = await keepPayloads(end, this.#options.payloads, log);
       const parkedCall: ParkedCall = {
         callId,
         tool: name,

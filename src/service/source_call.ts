@@ -13,6 +13,7 @@ import type { ResolvedRoute } from "./tool_routes.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedOutcome } from "./parked_call.ts";
 import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
+import { blockPayload, type Payload } from "./payload_bytes.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 import { type ToolCallOptions, ToolLostError } from "./tool_source.ts";
 import { describeIssues, malformedResultError } from "./tool_source_faults.ts";
@@ -22,6 +23,13 @@ export interface SourceCallEnd {
   readonly outcome: ParkedOutcome;
   /** The validated MCP result, present exactly when `outcome.kind` is `executed`. */
   readonly result?: CallToolResult;
+  /**
+   * The payload of each block of `result` (`undefined` for a block without
+   * one), decoded and hashed once for the recorded digests, present when
+   * some block has one: the service keeps them in its blob store from
+   * here, then drops them before the call parks.
+   */
+  readonly payloads?: readonly (Payload | undefined)[];
 }
 
 /** An `isError` text result. */
@@ -48,6 +56,12 @@ function isPlainTextResult(value: unknown): value is CallToolResult {
     if (block.type !== "text" || typeof block.text !== "string") return false;
   }
   return true;
+}
+
+/** The payload of each block of `result`, or `undefined` when no block has one. */
+function payloadsOf(result: CallToolResult): (Payload | undefined)[] | undefined {
+  const payloads = result.content.map(blockPayload);
+  return payloads.some((payload) => payload !== undefined) ? payloads : undefined;
 }
 
 /**
@@ -84,6 +98,9 @@ export async function runSourceCall(
     // Validated here, not at delivery: a malformed result must park as a
     // failure the Host records, not surprise the caller after the commit.
     let result: CallToolResult;
+    // An image, audio clip or embedded resource is decoded and hashed here,
+    // once: the recorded digest and the kept blob both come from this pass.
+    let payloads: (Payload | undefined)[] | undefined;
     if (isPlainTextResult(raw)) {
       result = raw;
     } else {
@@ -94,11 +111,15 @@ export async function runSourceCall(
         return { outcome: { kind: "failed", reason: message } };
       }
       result = parsed.data;
+      payloads = payloadsOf(result);
     }
-    let response = toToolCallResponse(callId, result);
+    let response = payloads === undefined
+      ? toToolCallResponse(callId, result)
+      : toToolCallResponse(callId, result, { payloads });
     if (window !== undefined) response = { ...response, window };
     if (spilled !== undefined) response = { ...response, spilled };
-    return { outcome: { kind: "executed", response }, result };
+    const outcome = { kind: "executed", response } as const;
+    return payloads === undefined ? { outcome, result } : { outcome, result, payloads };
   } catch (error) {
     if (signal.aborted) return cancelled();
     if (error instanceof ToolLostError) return { outcome: { kind: "lost", reason: error.message } };

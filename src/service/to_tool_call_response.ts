@@ -10,13 +10,23 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { blocksText } from "../review/blocks_text.ts";
 import type { ContentBlock, StructuredContentInfo } from "../review/content_block.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { utf8Length } from "../size/cap_text.ts";
-import { type McpBlock, payloadBytes } from "./payload_bytes.ts";
+import { blockPayload, type McpBlock, type Payload, sha256Ref } from "./payload_bytes.ts";
 import type { ToolResult } from "./tool_source.ts";
+
+/** Options of {@linkcode toToolCallResponse}. */
+export interface ToToolCallResponseOptions {
+  /**
+   * The payload of each block of `result.content`, in order (`undefined`
+   * for a block without one), when the caller has decoded them already
+   * (the service keeps them too): each is then not decoded nor hashed
+   * again. Default: each payload is decoded and hashed here.
+   */
+  readonly payloads?: readonly (Payload | undefined)[];
+}
 
 /**
  * The {@linkcode ToolCallResponse} of call `id` for an MCP result. A result
@@ -42,7 +52,11 @@ import type { ToolResult } from "./tool_source.ts";
  * });
  * ```
  */
-export function toToolCallResponse(id: string, result: ToolResult): ToolCallResponse {
+export function toToolCallResponse(
+  id: string,
+  result: ToolResult,
+  options: ToToolCallResponseOptions = {},
+): ToolCallResponse {
   const isError = result.isError === true;
   const { structuredContent } = result;
   const json = structuredContent === undefined ? undefined : JSON.stringify(structuredContent);
@@ -66,7 +80,10 @@ export function toToolCallResponse(id: string, result: ToolResult): ToolCallResp
       ? { id, content: text, isError }
       : { id, content: text, isError, structuredContent: structured };
   }
-  const blocks = content.map(typedBlock);
+  const { payloads } = options;
+  const blocks = content.map((block, i) =>
+    typedBlock(block, payloads === undefined ? blockPayload(block) : payloads[i])
+  );
   return {
     id,
     content: blocksText(blocks),
@@ -76,30 +93,25 @@ export function toToolCallResponse(id: string, result: ToolResult): ToolCallResp
   };
 }
 
-/** `block` typed, its payload replaced by its size and digest. */
-function typedBlock(block: McpBlock): ContentBlock {
+/** `block` typed, its payload (decoded already) replaced by its size and digest. */
+function typedBlock(block: McpBlock, payload: Payload | undefined): ContentBlock {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };
     case "image":
     case "audio": {
-      const bytes = payloadBytes(block);
-      return {
-        type: block.type,
-        mimeType: block.mimeType,
-        bytes: bytes.length,
-        digest: digest(bytes),
-      };
+      const { bytes, ref } = payload ?? blockPayload(block);
+      return { type: block.type, mimeType: block.mimeType, bytes: bytes.length, digest: ref };
     }
     case "resource": {
       const { resource } = block;
-      const bytes = payloadBytes(block);
+      const { bytes, ref } = payload ?? blockPayload(block);
       return {
         type: "resource",
         uri: resource.uri,
         ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
         bytes: bytes.length,
-        digest: digest(bytes),
+        digest: ref,
       };
     }
     case "resource_link": {
@@ -118,11 +130,7 @@ function typedBlock(block: McpBlock): ContentBlock {
   }
 }
 
-function digest(bytes: Uint8Array | string): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-}
-
 /** The size and digest of a `structuredContent`'s JSON text. */
 function identify(json: string): StructuredContentInfo {
-  return { bytes: utf8Length(json), digest: digest(json) };
+  return { bytes: utf8Length(json), digest: sha256Ref(json) };
 }
