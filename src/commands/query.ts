@@ -166,6 +166,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     styleFor: (tool) => ({
       inlineResults: config.tool(tool).inlineResults(),
       resultsFileLink: config.tool(tool).resultsFileLink(),
+      truncation: config.tool(tool).truncation(),
     }),
     spinner,
   });

@@ -1,7 +1,8 @@
 /**
  * The terminal side of a turn: the assistant's words, each call as it
- * starts, the first lines of each raw result (bounded in lines and bytes,
- * with a link to the full result file), and the notices. Notices go to
+ * starts, the first (or, as its tool's truncation keeps them, last) lines
+ * of each raw result (bounded in lines and bytes, with a link to the full
+ * result file), and the notices. Notices go to
  * stderr and are shown under `--quiet` too: they are the only sign that the
  * assistant got less than the terminal showed, so a cut response's raw text
  * is always saved and its file linked with its notice.
@@ -20,7 +21,9 @@ import type { ToolCall } from "../review/tool_call.ts";
 import { responseBytes, type ToolCallResponse } from "../review/tool_call_response.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
+import { HEAD_TRUNCATION, type Truncation } from "../size/truncation.ts";
 import { FullResultFiles } from "./full_result_files.ts";
+import { previewLines } from "./preview_lines.ts";
 import { plural } from "./plural.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
 import type { TerminalIo } from "./terminal_io.ts";
@@ -31,6 +34,11 @@ import type { TerminalSpinner } from "./terminal_spinner.ts";
 export interface ResultStyle {
   readonly inlineResults: InlineResults;
   readonly resultsFileLink: ResultsFileLink;
+  /**
+   * The tool's `truncation`: the preview shows the end(s) a cut keeps.
+   * Default: the head.
+   */
+  readonly truncation?: Truncation;
 }
 
 /** Options of {@linkcode TerminalReporter}. */
@@ -125,43 +133,57 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
     this.#options.spinner?.finished(call.id);
     this.#batch.set(call.id, response);
     if (this.#options.quiet) return;
-    const { inlineResults, resultsFileLink } = this.#options.styleFor(call.name);
+    const style = this.#options.styleFor(call.name);
+    const { inlineResults, resultsFileLink } = style;
     const content = response.content;
     const full = inlineResults === "full";
     const limit = inlineResults === "off" ? 0 : full ? Infinity : inlineResults;
-    // A result can be 100 MB: count its lines and take the first few without
-    // splitting (and so copying) the whole text. One too large to hold has
-    // its head here and its line count and size in its window.
-    const head = headLines(content, limit);
-    const { shown } = head;
-    const count = response.window?.lines ?? head.count;
+    // The end(s) the tool's truncation keeps. One too large to hold has its
+    // head here, and its tail, line count and size in its window.
+    const picked = previewLines(response, limit, style.truncation ?? HEAD_TRUNCATION);
+    const { count } = picked;
     const size = ByteSize.fromBytes(responseBytes(response)).human();
     const what = response.isError ? "error" : "result";
     const bar = response.isError ? "  ✗ " : "  │ ";
     // Held only in part, a text whose last held line runs on to its end (no
     // newline after it) has that line's remaining bytes outside `content`.
     const window = response.window;
-    const beyond = window !== undefined && window.lines === head.count &&
-        shown.length === head.count && !content.endsWith("\n")
+    const beyond = window !== undefined && window.lines === picked.head.length &&
+        picked.tail.length === 0 && !content.endsWith("\n")
       ? window.bytes - utf8Length(content)
       : 0;
-    const preview = full ? { lines: shown, cut: false } : boundPreview(shown, beyond);
-    let text = terminalLines([
-      `◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}`,
-      ...preview.lines.map((line) => bar + line),
-    ]);
-    const hidden = count - preview.lines.length;
-    if ((hidden > 0 || preview.cut) && resultsFileLink !== "off") {
+    // The byte budget is shared between the ends as their lines are.
+    const shownLines = picked.head.length + picked.tail.length;
+    const headBudget = Math.floor(PREVIEW_BYTES * picked.head.length / Math.max(1, shownLines));
+    const head = full
+      ? { lines: [...picked.head], cut: false }
+      : boundPreview(picked.head, { budget: headBudget, lastLineBeyond: beyond });
+    const tail = full
+      ? { lines: [...picked.tail], cut: false }
+      : boundPreview(picked.tail, { budget: PREVIEW_BYTES - headBudget, fromEnd: true });
+    const shown = head.lines.length + tail.lines.length;
+    const hidden = count - shown;
+    // Where lines are left out, one line says how many (and links the full
+    // result): before the tail, or at the end when only lines were cut short.
+    let gap = "";
+    if (hidden > 0 && shown > 0) {
+      gap = plural(hidden, head.lines.length === 0 ? "earlier line" : "more line");
+    }
+    if ((hidden > 0 || head.cut || tail.cut) && resultsFileLink !== "off") {
       const file = this.#save(call.id, response);
       if (file !== undefined) {
-        const more = hidden === 0 || preview.lines.length === 0
-          ? ""
-          : `${plural(hidden, "more line")}: `;
-        text += `  … ${more}full result in ${this.#link(file, resultsFileLink)}\n`;
+        const where = `full result in ${this.#link(file, resultsFileLink)}`;
+        gap = gap === "" ? where : `${gap}: ${where}`;
         this.#linked.add(call.id);
       }
     }
-    this.#options.io.stdout(text);
+    const lines = (list: readonly string[]) => terminalLines(list.map((line) => bar + line));
+    const gapLine = gap === "" ? "" : `  … ${gap}\n`;
+    this.#options.io.stdout(
+      terminalLines([`◂ ${call.name} (${call.id}) ${what}: ${plural(count, "line")}, ${size}`]) +
+        lines(head.lines) +
+        (hidden > 0 ? gapLine + lines(tail.lines) : lines(tail.lines) + gapLine),
+    );
   }
 
   notice(fact: NoticeFact): void {
@@ -211,25 +233,28 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
 }
 
 /**
- * The preview lines within {@linkcode PREVIEW_BYTES}: each line bounded in
- * bytes (`… N more bytes`), and no more lines once the budget is spent.
+ * Preview lines within `budget` bytes: each line bounded in bytes (`… N more
+ * bytes`), and no more lines once the budget is spent, counting from the
+ * first line, or `fromEnd` from the last (whose lines are then kept).
  */
 function boundPreview(
   lines: readonly string[],
-  lastLineBeyond: number,
+  options: { budget: number; fromEnd?: boolean; lastLineBeyond?: number },
 ): { lines: string[]; cut: boolean } {
   const kept: string[] = [];
-  let budget = PREVIEW_BYTES;
+  let budget = options.budget;
   let cut = false;
-  for (const [index, line] of lines.entries()) {
+  const order = options.fromEnd ? [...lines.keys()].reverse() : lines.keys();
+  for (const index of order) {
     if (budget <= 0) break;
-    const beyond = index === lines.length - 1 ? lastLineBeyond : 0;
+    const line = lines[index] as string;
+    const beyond = index === lines.length - 1 ? options.lastLineBeyond ?? 0 : 0;
     const shown = boundLine(line, Math.min(DISPLAY_LINE_BYTES, budget), beyond);
     cut ||= shown !== line;
     kept.push(shown);
     budget -= Math.min(utf8Length(line), DISPLAY_LINE_BYTES);
   }
-  return { lines: kept, cut };
+  return { lines: options.fromEnd ? kept.reverse() : kept, cut };
 }
 
 /**
@@ -241,19 +266,4 @@ function terminalLines(lines: readonly string[]): string {
   let text = "";
   for (const line of lines) text += sanitizeForTerminal(line, { singleLine: true }) + "\n";
   return text;
-}
-
-/** The number of lines of `text` (a final newline ends a line), and the first `limit` of them. */
-export function headLines(text: string, limit: number): { count: number; shown: string[] } {
-  const shown: string[] = [];
-  let count = 0;
-  let start = 0;
-  while (start < text.length) {
-    const end = text.indexOf("\n", start);
-    const stop = end === -1 ? text.length : end;
-    if (count < limit) shown.push(text.slice(start, stop));
-    count++;
-    start = stop + 1;
-  }
-  return { count, shown };
 }

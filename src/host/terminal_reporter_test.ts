@@ -2,13 +2,19 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { captureCommandIo } from "../commands/command_io.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
+import type { Truncation } from "../size/truncation.ts";
 import { TerminalReporter } from "./terminal_reporter.ts";
 
 const call = { id: "call_2", name: "noisy_test_run", arguments: { megabytes: 2 } };
 
 async function reporter(
   inlineResults: "off" | "full" | number,
-  options: { quiet?: boolean; isTerminal?: boolean; link?: "off" | "osc8" | "full" } = {},
+  options: {
+    quiet?: boolean;
+    isTerminal?: boolean;
+    link?: "off" | "osc8" | "full";
+    truncation?: Truncation;
+  } = {},
 ) {
   const dir = await Deno.makeTempDir();
   const io = { ...captureCommandIo({ cwd: dir }), isTerminal: options.isTerminal ?? false };
@@ -17,7 +23,11 @@ async function reporter(
     cwd: dir,
     resultsDir: join(dir, "results"),
     quiet: options.quiet ?? false,
-    styleFor: () => ({ inlineResults, resultsFileLink: options.link ?? "osc8" }),
+    styleFor: () => ({
+      inlineResults,
+      resultsFileLink: options.link ?? "osc8",
+      ...(options.truncation === undefined ? {} : { truncation: options.truncation }),
+    }),
   });
   return { r, io, dir };
 }
@@ -101,7 +111,7 @@ Deno.test("TerminalReporter uses an OSC 8 link only on a terminal", async () => 
 });
 
 Deno.test("headLines() counts lines and keeps only the first few", async () => {
-  const { headLines } = await import("./terminal_reporter.ts");
+  const { headLines } = await import("./preview_lines.ts");
   assert.deepEqual(headLines("", 3), { count: 0, shown: [] });
   assert.deepEqual(headLines("a\nb\n", 3), { count: 2, shown: ["a", "b"] });
   assert.deepEqual(headLines("a\n\nc", 2), { count: 3, shown: ["a", ""] });
@@ -239,5 +249,55 @@ Deno.test("TerminalReporter streams the answer as it arrives and ends its line o
   // A provider that does not stream is shown whole.
   r.assistant({ text: "Done.", toolCalls: [] });
   assert.ok(io.out().endsWith("\nassistant: Done.\n"));
+  await Deno.remove(dir, { recursive: true });
+});
+
+const TEST_RUN = Array.from({ length: 8 }, (_, i) => `test ${i + 1} ... ok`).join("\n") +
+  "\ntest result: FAILED. 7 passed; 1 failed\n";
+
+Deno.test("TerminalReporter previews a tail tool's last lines, what a cut keeps", async () => {
+  const { r, io, dir } = await reporter(3, { truncation: { strategy: "tail", headPercent: 50 } });
+  r.toolCallResult(call, { id: "call_2", content: TEST_RUN, isError: false });
+  assert.equal(
+    io.out(),
+    "◂ noisy_test_run (call_2) result: 9 lines, 152 B\n" +
+      "  … 6 earlier lines: full result in results/call_2.txt\n" +
+      "  │ test 7 ... ok\n" +
+      "  │ test 8 ... ok\n" +
+      "  │ test result: FAILED. 7 passed; 1 failed\n",
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter previews a head_tail tool's two ends, split as truncation_split says", async () => {
+  const { r, io, dir } = await reporter(4, {
+    truncation: { strategy: "head_tail", headPercent: 25 },
+    link: "off",
+  });
+  r.toolCallResult(call, { id: "call_2", content: TEST_RUN, isError: false });
+  assert.equal(
+    io.out(),
+    "◂ noisy_test_run (call_2) result: 9 lines, 152 B\n" +
+      "  │ test 1 ... ok\n" +
+      "  … 5 more lines\n" +
+      "  │ test 7 ... ok\n" +
+      "  │ test 8 ... ok\n" +
+      "  │ test result: FAILED. 7 passed; 1 failed\n",
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("TerminalReporter keeps a tail preview within PREVIEW_BYTES from the end", async () => {
+  const { PREVIEW_BYTES } = await import("./terminal_reporter.ts");
+  const { r, io, dir } = await reporter(100_000, {
+    truncation: { strategy: "tail", headPercent: 50 },
+  });
+  const content = "0123456789".repeat(20).concat("\n").repeat(5000) + "the end\n";
+  r.toolCallResult(call, { id: "call_2", content, isError: false });
+  const shown = io.out().split("\n").filter((l) => l.startsWith("  │ "));
+  const bytes = shown.reduce((sum, l) => sum + l.length - 4, 0);
+  assert.ok(bytes <= PREVIEW_BYTES + 32, `${bytes} bytes shown`);
+  assert.equal(shown.at(-1), "  │ the end");
+  assert.match(io.out(), new RegExp(`\n  … ${5001 - shown.length} earlier lines: full result in`));
   await Deno.remove(dir, { recursive: true });
 });
