@@ -196,6 +196,8 @@ Deno.test("conversation compact --tools=cap matches repair_cap.expected.txt", as
     ["conversation", "compact", "--tools=cap", "--all", "--dry-run"],
     ["conversation", "compact", "--tools=cap", "--all"],
     ["conversation", "compact", "--tools=cap", "--all"],
+    // The largest response as the model is now sent it, and its size in the log.
+    ["conversation", "ls"],
     ["conversation", "show", DEAD],
     // A lower threshold later: the cut responses are cut again, one marker each.
     [
@@ -208,7 +210,29 @@ Deno.test("conversation compact --tools=cap matches repair_cap.expected.txt", as
       DEAD,
     ],
     ["conversation", "show", DEAD, "--json"],
+    ["conversation", "ls", "--json"],
   ]);
+});
+
+Deno.test("conversation ls lists by when each conversation started, not by when its log last changed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spillway_conversation_" });
+  try {
+    await writeWorkspace(dir, NOW.getTime());
+    // The older conversation's log changes last (a compaction, a new turn).
+    const log = join(dir, ".spillway", "conversations", HEALTHY, "events.jsonl");
+    const later = new Date(NOW.getTime() + DAY_MS);
+    await Deno.utime(log, later, later);
+    const io = captureCommandIo({ env: {}, cwd: dir, now: () => NOW });
+    assert.equal(await main(["conversation", "ls"], io), 0);
+    const ids = io.out().split("\n").slice(1, 3).map((row) => row.trim().split(/\s+/)[0]);
+    assert.deepEqual(ids, [HEALTHY, DEAD]);
+    const json = captureCommandIo({ env: {}, cwd: dir, now: () => NOW });
+    assert.equal(await main(["conversation", "ls", "--json"], json), 0);
+    const listed = JSON.parse(json.out()).conversations.map((c: { id: string }) => c.id);
+    assert.deepEqual(listed, [HEALTHY, DEAD]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("conversation compact and gc refuse bad command lines (golden)", async () => {

@@ -1,6 +1,6 @@
 /**
  * The facts `conversation ls` shows for one conversation: how big it is,
- * its largest tool response, how many responses the model is still sent
+ * its largest tool response as the model is sent it, how many responses the model is still sent
  * over today's `size_threshold` (compactions applied), and what its
  * full-result files take.
  *
@@ -24,8 +24,16 @@ export interface ConversationSummary {
   readonly events: number;
   /** Bytes of its log. */
   readonly bytes: number;
-  /** Its largest recorded tool response. */
-  readonly largest?: { readonly id: string; readonly tool: string; readonly bytes: number };
+  /**
+   * Its largest tool response as the model is sent it today (compactions
+   * applied): `sentBytes`, and `bytes` as the log records it.
+   */
+  readonly largest?: {
+    readonly id: string;
+    readonly tool: string;
+    readonly bytes: number;
+    readonly sentBytes: number;
+  };
   /** Responses the model is still sent that are over their tool's size_threshold today. */
   readonly overThreshold: number;
   /** Its full-result files. */
@@ -51,8 +59,9 @@ export async function summarizeConversation(
     resultFiles(workspace.resultsDir(id)),
   ]);
   const { responses } = conversationView(loaded.events);
+  // Largest as sent: a compacted response no longer weighs on the conversation.
   const largest = responses.reduce<ViewedResponse | undefined>(
-    (best, r) => (best === undefined || r.recordedBytes > best.recordedBytes ? r : best),
+    (best, r) => (best === undefined || r.viewBytes > best.viewBytes ? r : best),
     undefined,
   );
   const started = loaded.events.find((e) => e.type === "turn_start")?.at;
@@ -63,9 +72,14 @@ export async function summarizeConversation(
     turns: loaded.events.filter((e: StreamEvent) => e.type === "turn_start").length,
     events: loaded.events.length,
     bytes: info.size,
-    ...(largest === undefined
-      ? {}
-      : { largest: { id: largest.id, tool: largest.tool, bytes: largest.recordedBytes } }),
+    ...(largest === undefined ? {} : {
+      largest: {
+        id: largest.id,
+        tool: largest.tool,
+        bytes: largest.recordedBytes,
+        sentBytes: largest.viewBytes,
+      },
+    }),
     overThreshold: responses.filter((r) => overThreshold(r, config)).length,
     results: {
       files: files.length,

@@ -28,9 +28,10 @@ export const conversationLsCommand: Command = {
   usage:
     "spillway conversation ls [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--json]",
   description: `Lists the conversations of the workspace, oldest first: when each started,
-its turns, events and size, its largest tool response, how many responses
-the model would still be sent over today's size_threshold (compactions
-applied), and the total size of its full-result files.
+its turns, events and size, its largest tool response as the model is sent
+it (with its size in the log when a compaction changed it), how many
+responses the model would still be sent over today's size_threshold
+(compactions applied), and the total size of its full-result files.
 
 A conversation with responses over the threshold can be repaired with
 \`spillway conversation compact --tools=cap ID\` (or --tools=strip-responses).
@@ -56,6 +57,8 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       io.stderr(sanitizeForTerminal(`spillway conversation ls: ${(error as Error).message}\n`));
     }
   }
+  // By when each started, not by when its log last changed (a compaction or a new turn).
+  summaries.sort((a, b) => compare(a.started ?? "", b.started ?? "") || compare(a.id, b.id));
   for (const summary of summaries) {
     for (const warning of summary.warnings) {
       io.stderr(sanitizeForTerminal(`warning: ${summary.id}: ${warning}\n`));
@@ -95,9 +98,7 @@ export function asTable(
       String(s.turns),
       String(s.events),
       size(s.bytes),
-      s.largest === undefined
-        ? "-"
-        : `${size(s.largest.bytes)} ${sanitizeForTerminal(s.largest.tool || "?")}`,
+      s.largest === undefined ? "-" : largestCell(s.largest),
       s.overThreshold === 0 ? "no" : `yes (${s.overThreshold})`,
       s.results.files === 0 ? "-" : `${size(s.results.bytes)} (${plural(s.results.files, "file")})`,
     ]);
@@ -114,6 +115,17 @@ export function asTable(
   return formatTable(rows) + "\n" + footer;
 }
 
+/** The largest response as sent, and its size in the log when a compaction changed it. */
+function largestCell(largest: NonNullable<ConversationSummary["largest"]>): string {
+  const size = (bytes: number) => ByteSize.fromBytes(bytes).human();
+  const cell = `${size(largest.sentBytes)} ${sanitizeForTerminal(largest.tool || "?")}`;
+  return largest.sentBytes === largest.bytes ? cell : `${cell} (${size(largest.bytes)} in the log)`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function asJson(summaries: readonly ConversationSummary[], where: string): string {
   const conversations = summaries.map((s) => ({
     id: s.id,
@@ -122,7 +134,12 @@ function asJson(summaries: readonly ConversationSummary[], where: string): strin
     turns: s.turns,
     events: s.events,
     bytes: s.bytes,
-    largest_response: s.largest ?? null,
+    largest_response: s.largest === undefined ? null : {
+      id: s.largest.id,
+      tool: s.largest.tool,
+      bytes: s.largest.bytes,
+      sent_bytes: s.largest.sentBytes,
+    },
     responses_over_threshold: s.overThreshold,
     full_results: s.results,
     warnings: s.warnings,
