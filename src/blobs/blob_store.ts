@@ -164,15 +164,8 @@ export class BlobStore {
   }
 
   /** Stores `text` (as UTF-8) durably; the same text twice is one blob. */
-  async put(text: string): Promise<BlobInfo> {
-    const writer = await this.writer();
-    try {
-      await writer.writeText(text);
-      return await writer.finish();
-    } catch (error) {
-      await writer.abort();
-      throw error;
-    }
+  put(text: string): Promise<BlobInfo> {
+    return this.#whole(this.writer(), (writer) => writer.writeText(text));
   }
 
   /**
@@ -180,10 +173,18 @@ export class BlobStore {
    * these very bytes (`sha256:` and their hex SHA-256): they are not hashed
    * again. The same bytes twice are one blob.
    */
-  async putHashed(bytes: Uint8Array, ref: BlobRef): Promise<BlobInfo> {
-    const writer = await this.writer(ref);
+  putHashed(bytes: Uint8Array, ref: BlobRef): Promise<BlobInfo> {
+    return this.#whole(this.writer(ref), (writer) => writer.write(bytes));
+  }
+
+  /** A blob written at once: nothing is left behind when writing it fails. */
+  async #whole(
+    opened: Promise<BlobWriter>,
+    write: (writer: BlobWriter) => Promise<void>,
+  ): Promise<BlobInfo> {
+    const writer = await opened;
     try {
-      await writer.write(bytes);
+      await write(writer);
       return await writer.finish();
     } catch (error) {
       await writer.abort();
