@@ -59,6 +59,8 @@ export class ExecutionLink {
   readonly #controller = new AbortController();
   #handle: ExecutionHandle | undefined;
   #outcome: Promise<ExecutionOutcome> | undefined;
+  /** The outcome once it settled: a release then reaches the executor at once. */
+  #settled: ExecutionOutcome | undefined;
   #released: Promise<DeliveryOutcome> | undefined;
   #delivered: PromiseWithResolvers<DeliveryOutcome> | undefined;
   #callId: string;
@@ -76,7 +78,7 @@ export class ExecutionLink {
     if ("handle" in source) {
       this.#executor = undefined;
       this.#handle = source.handle;
-      this.#outcome = settles(source.handle.outcome);
+      this.#outcome = this.#settles(source.handle.outcome);
     } else {
       this.#executor = source.executor;
     }
@@ -98,10 +100,10 @@ export class ExecutionLink {
     try {
       this.#handle = this.#executor?.start(call, { signal: this.#controller.signal });
       this.#outcome = this.#handle === undefined
-        ? Promise.resolve({ kind: "failed", reason: "no executor" })
-        : settles(this.#handle.outcome);
+        ? this.#settleAs({ kind: "failed", reason: "no executor" })
+        : this.#settles(this.#handle.outcome);
     } catch (error) {
-      this.#outcome = Promise.resolve({ kind: "failed", reason: reasonText(error) });
+      this.#outcome = this.#settleAs({ kind: "failed", reason: reasonText(error) });
     }
     return this.#outcome;
   }
@@ -115,8 +117,12 @@ export class ExecutionLink {
   release(ack: Acknowledgement, recorded: ToolCallResponse | undefined): Promise<DeliveryOutcome> {
     if (this.#released !== undefined) return this.#released;
     const outcome = this.#outcome;
+    // A call that settled is released at once (most are: the commit
+    // releases parked calls), without a promise chain per call.
     this.#released = outcome === undefined
       ? Promise.resolve(deliveryWithoutHandle(ack, recorded))
+      : this.#settled !== undefined
+      ? this.#deliver(ack, recorded)
       : outcome.then(() => this.#deliver(ack, recorded));
     if (this.#delivered !== undefined) this.#released.then(this.#delivered.resolve);
     return this.#released;
@@ -146,6 +152,23 @@ export class ExecutionLink {
     void this.release({ kind: "fail", message: abandonedMessage(this.#callId) }, undefined);
   }
 
+  /**
+   * The call's outcome, noted once it settled. The executor's contract says
+   * an outcome never rejects; a broken one still settles, as `failed`.
+   */
+  #settles(outcome: Promise<ExecutionOutcome>): Promise<ExecutionOutcome> {
+    return outcome.then(
+      (settled) => this.#settled = settled,
+      (error: unknown) => this.#settled = { kind: "failed", reason: reasonText(error) },
+    );
+  }
+
+  /** An outcome known before the call ran (it could not start). */
+  #settleAs(outcome: ExecutionOutcome): Promise<ExecutionOutcome> {
+    this.#settled = outcome;
+    return Promise.resolve(outcome);
+  }
+
   #deliver(ack: Acknowledgement, recorded: ToolCallResponse | undefined): Promise<DeliveryOutcome> {
     const handle = this.#handle;
     if (handle === undefined) return Promise.resolve(deliveryWithoutHandle(ack, recorded));
@@ -160,12 +183,4 @@ export class ExecutionLink {
 /** What the caller of a call whose executor broke on release received. */
 function releaseFailed(error: unknown): DeliveryOutcome {
   return { kind: "failed", message: `release failed: ${reasonText(error)}` };
-}
-
-/** The executor's contract says an outcome never rejects; a broken one still settles. */
-function settles(outcome: Promise<ExecutionOutcome>): Promise<ExecutionOutcome> {
-  return outcome.then(undefined, (error: unknown) => ({
-    kind: "failed" as const,
-    reason: reasonText(error),
-  }));
 }

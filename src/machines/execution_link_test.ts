@@ -38,6 +38,19 @@ Deno.test("ExecutionLink holds a release that comes before the call settled unti
   assert.deepEqual(await delivery, { kind: "delivered", response: RECORDED });
 });
 
+Deno.test("ExecutionLink releases a settled call at once: the executor has it before release() returns", async () => {
+  const executor = new MockExecutor({ probe: "fine" });
+  const link = new ExecutionLink("call_1", { executor });
+  await link.start(CALL);
+  const delivery = link.release({ kind: "deliver" }, RECORDED);
+  assert.equal(
+    executor.releases.length,
+    1,
+    "no promise chain between the release and the executor",
+  );
+  assert.deepEqual(await delivery, { kind: "delivered", response: RECORDED });
+});
+
 Deno.test("ExecutionLink cancels its running call through its own signal", async () => {
   const executor = new MockExecutor({ probe: () => new Promise<never>(() => {}) });
   const link = new ExecutionLink("call_1", { executor });

@@ -4,8 +4,8 @@
  * within 2× of one 2 MiB append + fsync (the baseline, the file store
  * alone). The commit is timed whole, from `merging` to `done`: the batch in
  * call order, the 2 MiB ceiling spent (everything fits), one append, one
- * fsync, and every call released through its execution link (parked in a
- * `MockExecutor`, started before the clock runs).
+ * fsync, and every call released through its execution link (parked, as
+ * the execution service parks it, before the clock runs).
  *
  * Each iteration writes to a fresh conversation so file growth does not
  * skew the figures, and checks its workload before it counts: 1,000
@@ -23,7 +23,9 @@ import { ExecutionLink } from "../../src/machines/execution_link.ts";
 import { acceptedReview } from "../../src/review/review.ts";
 import type { StreamEvent, ToolCallResponseEvent } from "../../src/stream/events.ts";
 import { FileStreamStore } from "../../src/stream/file_stream_store.ts";
-import { MockExecutor } from "../../src/testing/mock_executor.ts";
+import type { ToolCallResponse } from "../../src/review/tool_call_response.ts";
+import { deliveryDifference } from "../../src/service/delivery_difference.ts";
+import type { DeliveryOutcome, ExecutionHandle } from "../../src/service/executor.ts";
 
 const root = await Deno.makeTempDir({ prefix: "spillway_commit_bench_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
@@ -41,8 +43,8 @@ const baseline: StreamEvent[] = [{
  * The responses, ~2 KB each, 2 MiB in all: the batch fills the ceiling
  * without being cut. Made once, as a tool's result arrives (decoded from the
  * bytes it was sent as: one flat string each, not a concatenation the first
- * reader has to flatten), and handed to every iteration's executor: the
- * commit reads them, it does not consume them.
+ * reader has to flatten), and handed to every iteration's parked calls:
+ * the commit reads them, it does not consume them.
  */
 const contents = Array.from(
   { length: BATCH },
@@ -54,14 +56,39 @@ const contents = Array.from(
 let next = 0;
 
 /**
- * A batch of parked calls, as the phase hands it to the commit, in an
- * executor of its own (a `MockExecutor` keeps every release it saw).
+ * A call parked as the execution service parks it: its result held until
+ * the Host releases it, then checked against what was recorded (the
+ * service's own check, `deliveryDifference`) and delivered. Each handle is
+ * released once; `releases` keeps what every caller received.
+ *
+ * Made directly, not by running each call through a `MockExecutor` in the
+ * iteration: that leaves a race, an abort listener and an async function
+ * per call as garbage of the bench's own making, for the collector to clear
+ * inside the timed commit.
  */
-async function parkedBatch(): Promise<CallRecord[]> {
-  const executor = new MockExecutor({ t: (call) => contents[Number(call.id.slice(5))] as string });
+function parkedHandle(response: ToolCallResponse, releases: DeliveryOutcome[]): ExecutionHandle {
+  return {
+    outcome: Promise.resolve({ kind: "executed", response, barrier: "record" }),
+    release: (ack, recorded) => {
+      // Every review of this bench is accepted: the Host delivers the parked result.
+      const differs = ack.kind !== "deliver" || recorded === undefined
+        ? { expected: recorded?.content ?? "", received: `a ${ack.kind} acknowledgement` }
+        : deliveryDifference(recorded, response);
+      const delivery: DeliveryOutcome = differs === undefined
+        ? { kind: "delivered", response }
+        : { kind: "mismatch", ...differs };
+      releases.push(delivery);
+      return Promise.resolve(delivery);
+    },
+  };
+}
+
+/** A batch of parked calls, as the phase hands it to the commit (every outcome settled). */
+async function parkedBatch(releases: DeliveryOutcome[]): Promise<CallRecord[]> {
   return await Promise.all(Array.from({ length: BATCH }, async (_, i) => {
     const call = { id: `call_${i}`, name: "t", arguments: {} };
-    const link = new ExecutionLink(call.id, { executor });
+    const response = { id: call.id, content: contents[i] as string, isError: false };
+    const link = new ExecutionLink(call.id, { handle: parkedHandle(response, releases) });
     const outcome = await link.start(call);
     if (outcome.kind !== "executed") throw new Error(`call ${i} did not park`);
     return {
@@ -122,7 +149,8 @@ Deno.bench({
   fn: async (b) => {
     const id = `c${next++}`;
     const stream = await store.open(id);
-    const records = await parkedBatch();
+    const releases: DeliveryOutcome[] = [];
+    const records = await parkedBatch(releases);
     const output = await timed(b, COMMIT, () =>
       toPromise(
         createActor(commitMachine, {
@@ -131,7 +159,9 @@ Deno.bench({
       ));
     const delivered = output.deliveries.filter(({ delivery }) => delivery.kind === "delivered");
     if (
-      output.status !== "done" || output.recorded.length !== BATCH || delivered.length !== BATCH
+      output.status !== "done" || output.recorded.length !== BATCH ||
+      delivered.length !== BATCH || releases.length !== BATCH ||
+      releases.some((delivery) => delivery.kind !== "delivered")
     ) {
       throw new Error(`commit ${output.status}: ${delivered.length} of ${BATCH} delivered`);
     }
