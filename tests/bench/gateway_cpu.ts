@@ -8,7 +8,7 @@
  * (this process), of each process between it and the upstream, and of the
  * upstream.
  *
- *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N]
+ *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--http]
  *       [--cpu-prof DIR]
  *
  * - `--via direct` (default): the client calls the upstream itself;
@@ -21,6 +21,10 @@
  * - `gateway`: through `spillway serve --stdio`, which also records and
  *   flushes every call in its workspace (a temporary directory).
  *
+ * `--http` (direct or gateway only): the client calls over Streamable
+ * HTTP: the upstream's own HTTP server (`--http 0`), or `spillway serve
+ * --http` (in front of the upstream over stdio, as always).
+ *
  * `--cpu-prof DIR` has the relay or the gateway write a V8 CPU profile
  * (`.cpuprofile`, for Chrome's DevTools) into DIR when it exits.
  *
@@ -30,7 +34,11 @@
  */
 
 import { parseArgs } from "node:util";
-import { Client, StdioClientTransport } from "../../src/service/sdk.ts";
+import {
+  Client,
+  StdioClientTransport,
+  StreamableHTTPClientTransport,
+} from "../../src/service/sdk.ts";
 
 const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
 const BARE_RELAY = new URL("../fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
@@ -43,6 +51,7 @@ const { values } = parseArgs({
     via: { type: "string", default: "direct" },
     calls: { type: "string", default: "1000" },
     "cpu-prof": { type: "string" },
+    http: { type: "boolean", default: false },
   },
 });
 const via = values.via;
@@ -55,7 +64,7 @@ if (
   calls < 1
 ) {
   throw new Error(
-    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--cpu-prof DIR]",
+    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--http] [--cpu-prof DIR]",
   );
 }
 
@@ -78,9 +87,52 @@ const args = via === "direct" ? UPSTREAM_ARGS : via === "relay" || via === "dura
     ...["run", "-A", "--quiet", ...profiled, CLI, "serve", "--stdio", "--quiet"],
     ...["--workspace", `${dir}/workspace`, "--config", `${dir}/config.toml`],
   ];
-const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
 const client = new Client({ name: "gateway-cpu", version: "0" });
-await client.connect(transport);
+/** The process the client talks to: its stdio child, or the HTTP server started for it. */
+let serverPid: number;
+let server: Deno.ChildProcess | undefined;
+if (values.http) {
+  if (via !== "direct" && via !== "gateway") throw new Error("--http: --via direct or gateway");
+  const httpArgs = via === "direct"
+    ? [...UPSTREAM_ARGS, "--http", "0"]
+    : [...args.filter((arg) => arg !== "--stdio"), "--http", "127.0.0.1:0", "--no-auth"];
+  server = new Deno.Command(Deno.execPath(), {
+    args: httpArgs,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  serverPid = server.pid;
+  const url = await firstMatch(
+    server,
+    via === "direct" ? /listening on (\d+)/ : /tools at (http:\S+)\n/,
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(via === "direct" ? `http://127.0.0.1:${url}/mcp` : url),
+    ),
+  );
+} else {
+  const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
+  await client.connect(transport);
+  serverPid = transport.pid as number;
+}
+
+/** The first match of `pattern` in the child's stdout or stderr (both are drained after). */
+function firstMatch(child: Deno.ChildProcess, pattern: RegExp): Promise<string> {
+  const found = Promise.withResolvers<string>();
+  for (const stream of [child.stdout, child.stderr]) {
+    void (async () => {
+      let text = "";
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+        text += chunk;
+        const match = text.match(pattern);
+        if (match !== null) found.resolve(match[1] as string);
+      }
+    })();
+  }
+  return found.promise;
+}
 
 /** `pid` and its descendants, parents first. */
 function descendants(pid: number): number[] {
@@ -97,7 +149,7 @@ function cpuMs(pid: number): number {
 
 const call = () => client.callTool({ name: "big", arguments: { bytes: 1024 } });
 for (let i = 0; i < 200; i++) await call();
-const processes = [Deno.pid, ...descendants(transport.pid as number)];
+const processes = [Deno.pid, ...descendants(serverPid)];
 const before = processes.map(cpuMs);
 const start = performance.now();
 for (let i = 0; i < calls; i++) await call();
@@ -106,6 +158,7 @@ const after = processes.map(cpuMs);
 const perCall = (i: number) => Number((((after[i] ?? 0) - (before[i] ?? 0)) / calls).toFixed(3));
 console.log(JSON.stringify({
   via,
+  transport: values.http ? "http" : "stdio",
   calls,
   latencyMs: Number(latencyMs.toFixed(3)),
   cpuMsPerCall: {
@@ -116,4 +169,8 @@ console.log(JSON.stringify({
   load: Deno.loadavg()[0],
 }));
 await client.close();
+if (server !== undefined) {
+  server.kill("SIGTERM");
+  await server.status;
+}
 Deno.removeSync(dir, { recursive: true });
