@@ -26,21 +26,17 @@ import type { CallRecord, IndexedDelivery } from "../machines/call_record.ts";
 import { capSlots } from "../machines/cap_slots.ts";
 import type { PhaseInput, PhaseOutput } from "../machines/phase_machine.ts";
 import { reportNotice } from "../machines/report_notice.ts";
+import { acknowledgementOf, recordedResponse } from "../machines/review_release.ts";
 import { runUnattendedCalls } from "../machines/run_unattended_calls.ts";
 import { failedReview, notRecordedMessage } from "../machines/synthesized_reviews.ts";
 import { triageCalls } from "../machines/triage_calls.ts";
 import type { NoticeFact } from "../review/notice.ts";
 import type { Review } from "../review/review.ts";
 import { spendBatchBudget } from "../review/spend_batch_budget.ts";
-import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import type { Acknowledgement } from "../service/executor.ts";
 import { reasonText } from "../service/reason_text.ts";
 import { toolCallResponseEvent } from "../stream/tool_call_response_event.ts";
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
-
-/** Deliver the service's own result (one object for every call). */
-const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
 
 /**
  * Runs the phase of `input.joined` (and no calls of its own) to the end of
@@ -134,24 +130,4 @@ async function commit(
     return { status: "failed", recorded: [], notices: [], deliveries, error };
   }
   return { status: "done", recorded, notices, deliveries };
-}
-
-/** The acknowledgement a recorded review gets: the service's own result only when accepted. */
-function acknowledgementOf(review: Review): Acknowledgement {
-  if (review.status === "accepted") return DELIVER;
-  return { kind: "replace", content: review.response.content, isError: review.response.isError };
-}
-
-/** The response as the stream holds it: text, typed blocks and structured content, no spill. */
-function recordedResponse(review: Review): ToolCallResponse {
-  const { response } = review;
-  if (response.spilled === undefined && response.window === undefined) return response;
-  const { id, content, isError, blocks, structuredContent } = response;
-  return {
-    id,
-    content,
-    isError,
-    ...(blocks === undefined ? {} : { blocks }),
-    ...(structuredContent === undefined ? {} : { structuredContent }),
-  };
 }

@@ -28,6 +28,7 @@ import type { ConversationStream } from "../stream/stream_store.ts";
 import { toolCallResponseEvent } from "../stream/tool_call_response_event.ts";
 import type { CallRecord, IndexedDelivery } from "./call_record.ts";
 import { reportNotice } from "./report_notice.ts";
+import { acknowledgementOf, recordedResponse } from "./review_release.ts";
 import { notRecordedMessage } from "./synthesized_reviews.ts";
 import type { NoticeSink } from "./turn_dependencies.ts";
 
@@ -79,30 +80,6 @@ interface Release {
   readonly record: CallRecord;
   readonly ack: Acknowledgement;
   readonly recorded: ToolCallResponse | undefined;
-}
-
-/** Deliver the service's own result (one object for every call). */
-const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
-
-/** The acknowledgement a recorded review gets: the service's own result only when accepted. */
-function acknowledgementOf(review: Review): Acknowledgement {
-  if (review.status === "accepted") return DELIVER;
-  return { kind: "replace", content: review.response.content, isError: review.response.isError };
-}
-
-/** The response as the stream holds it: text, typed blocks and structured content, no spill. */
-function recordedResponse(review: Review): ToolCallResponse {
-  const { response } = review;
-  // Most responses hold nothing the stream leaves out: recorded as they are, not copied.
-  if (response.spilled === undefined && response.window === undefined) return response;
-  const { id, content, isError, blocks, structuredContent } = response;
-  return {
-    id,
-    content,
-    isError,
-    ...(blocks === undefined ? {} : { blocks }),
-    ...(structuredContent === undefined ? {} : { structuredContent }),
-  };
 }
 
 /** Releases every call with a link; resolves with what each caller received, in call order. */

@@ -1,0 +1,52 @@
+/**
+ * How the commit turns a settled review into what the stream records and
+ * what the call is released with: the `commit` machine and the gateway's
+ * plain phase (`src/gateway/_joined_phase.ts`) make the same decision here.
+ *
+ * @module
+ */
+
+import type { Review } from "../review/review.ts";
+import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import type { Acknowledgement } from "../service/executor.ts";
+
+/** Deliver the service's own result (one object for every call). */
+const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
+
+/**
+ * The acknowledgement a recorded review gets: the service's own result only
+ * when accepted, else exactly the recorded text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { acceptedReview, replacedReview } from "../review/review.ts";
+ * import { acknowledgementOf } from "./review_release.ts";
+ * const response = { id: "call_1", content: "hi", isError: false };
+ * assert.deepEqual(acknowledgementOf(acceptedReview("echo", response)), { kind: "deliver" });
+ * assert.deepEqual(acknowledgementOf(replacedReview("echo", response)), {
+ *   kind: "replace",
+ *   content: "hi",
+ *   isError: false,
+ * });
+ * ```
+ */
+export function acknowledgementOf(review: Review): Acknowledgement {
+  if (review.status === "accepted") return DELIVER;
+  return { kind: "replace", content: review.response.content, isError: review.response.isError };
+}
+
+/** The response as the stream holds it: text, typed blocks and structured content, no spill. */
+export function recordedResponse(review: Review): ToolCallResponse {
+  const { response } = review;
+  // Most responses hold nothing the stream leaves out: recorded as they are, not copied.
+  if (response.spilled === undefined && response.window === undefined) return response;
+  const { id, content, isError, blocks, structuredContent } = response;
+  return {
+    id,
+    content,
+    isError,
+    ...(blocks === undefined ? {} : { blocks }),
+    ...(structuredContent === undefined ? {} : { structuredContent }),
+  };
+}
