@@ -181,6 +181,27 @@ export class StreamLines {
   }
 }
 
+/**
+ * Spawns `deno <args>` (stdin closed, both outputs read to their end) and
+ * waits for the first line of its stdout or stderr matching `pattern`:
+ * resolves with the child and the pattern's first group (a port, a URL).
+ */
+export async function spawnListening(
+  args: readonly string[],
+  pattern: RegExp,
+): Promise<{ readonly child: Deno.ChildProcess; readonly found: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const [, found] = await Promise.any(
+    [child.stdout, child.stderr].map((stream) => new StreamLines(stream).waitFor(pattern)),
+  );
+  return { child, found: found as string };
+}
+
 /** `spillway serve` running as a child process, as a client or a supervisor sees it. */
 export interface ServeProcess extends AsyncDisposable {
   readonly child: Deno.ChildProcess;

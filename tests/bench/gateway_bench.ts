@@ -34,6 +34,7 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "../../src/service/sdk.ts";
+import { spawnListening } from "../gateway_fixtures.ts";
 
 const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
 const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
@@ -67,27 +68,11 @@ const serveArgs = (workspace: string) => [
 
 const children: Deno.ChildProcess[] = [];
 
-/** Spawns `args`, returns the first match of `pattern` in its stdout or stderr. */
-async function spawnListening(args: string[], pattern: RegExp): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+/** Spawns `deno <args>`, returns the first match of `pattern` in its stdout or stderr. */
+async function spawnServer(args: string[], pattern: RegExp): Promise<string> {
+  const { child, found } = await spawnListening(args, pattern);
   children.push(child);
-  const found = Promise.withResolvers<string>();
-  for (const stream of [child.stdout, child.stderr]) {
-    void (async () => {
-      let text = "";
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        text += chunk;
-        const match = text.match(pattern);
-        if (match !== null) found.resolve(match[1] as string);
-      }
-    })();
-  }
-  return await found.promise;
+  return found;
 }
 
 async function client(transport: StdioClientTransport | StreamableHTTPClientTransport) {
@@ -128,13 +113,13 @@ const durableRelay = await client(
     maxBufferSize: 256 * 1024 * 1024,
   }),
 );
-const directPort = await spawnListening([...UPSTREAM_ARGS, "--http", "0"], /listening on (\d+)/);
+const directPort = await spawnServer([...UPSTREAM_ARGS, "--http", "0"], /listening on (\d+)/);
 const directHttp = await client(
   new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${directPort}/mcp`)),
 );
-const gatewayUrl = await spawnListening(
+const gatewayUrl = await spawnServer(
   [...serveArgs("http"), "--http", "127.0.0.1:0", "--no-auth"],
-  /tools at (http:\S+)\n/,
+  /tools at (http:\S+)$/,
 );
 const gatewayHttp = await client(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
 

@@ -39,6 +39,7 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "../../src/service/sdk.ts";
+import { spawnListening } from "../gateway_fixtures.ts";
 
 const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
 const BARE_RELAY = new URL("../fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
@@ -96,17 +97,13 @@ if (values.http) {
   const httpArgs = via === "direct"
     ? [...UPSTREAM_ARGS, "--http", "0"]
     : [...args.filter((arg) => arg !== "--stdio"), "--http", "127.0.0.1:0", "--no-auth"];
-  server = new Deno.Command(Deno.execPath(), {
-    args: httpArgs,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  serverPid = server.pid;
-  const url = await firstMatch(
-    server,
-    via === "direct" ? /listening on (\d+)/ : /tools at (http:\S+)\n/,
+  const started = await spawnListening(
+    httpArgs,
+    via === "direct" ? /listening on (\d+)/ : /tools at (http:\S+)$/,
   );
+  server = started.child;
+  serverPid = server.pid;
+  const url = started.found;
   await client.connect(
     new StreamableHTTPClientTransport(
       new URL(via === "direct" ? `http://127.0.0.1:${url}/mcp` : url),
@@ -116,22 +113,6 @@ if (values.http) {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
   await client.connect(transport);
   serverPid = transport.pid as number;
-}
-
-/** The first match of `pattern` in the child's stdout or stderr (both are drained after). */
-function firstMatch(child: Deno.ChildProcess, pattern: RegExp): Promise<string> {
-  const found = Promise.withResolvers<string>();
-  for (const stream of [child.stdout, child.stderr]) {
-    void (async () => {
-      let text = "";
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        text += chunk;
-        const match = text.match(pattern);
-        if (match !== null) found.resolve(match[1] as string);
-      }
-    })();
-  }
-  return found.promise;
 }
 
 /** `pid` and its descendants, parents first. */
