@@ -245,7 +245,9 @@ export class SessionHost {
    * One phase over a batch of ready calls: they join it as calls started
    * elsewhere (a call of a tool that does not exist, as one to answer), and
    * it caps, records (their requests first), flushes and releases them
-   * (printing the notices once they are durable).
+   * (printing the notices once they are durable). A phase nobody reviews
+   * runs as plain code ({@linkcode joinedPhase}) unless `inspect` watches
+   * the actors; the others run the `phase` machine.
    */
   async #commit(batch: readonly Ready[]): Promise<void> {
     const stream = await this.#openStream();
