@@ -22,7 +22,13 @@ import type {
   Executor,
 } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
-import { type CallToolResult, Client, InMemoryTransport, type Transport } from "./sdk.ts";
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  Client,
+  InMemoryTransport,
+  type Transport,
+} from "./sdk.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 
 /**
@@ -171,9 +177,20 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
     let settle: ((outcome: ExecutionOutcome) => void) | undefined;
     this.outcome = new Promise((resolve) => settle = resolve);
     this.#settle = settle;
-    this.#request = client.callTool(
-      { name: call.name, arguments: { ...call.arguments }, _meta: { [CALL_ID_META_KEY]: call.id } },
-      undefined,
+    // `request` rather than `callTool`: the same `tools/call` message and the
+    // same validation of the result, without `callTool`'s async function,
+    // which a parked call would keep suspended until its release (the
+    // service's tools declare no output schema for `callTool` to check).
+    this.#request = client.request(
+      {
+        method: "tools/call",
+        params: {
+          name: call.name,
+          arguments: { ...call.arguments },
+          _meta: { [CALL_ID_META_KEY]: call.id },
+        },
+      },
+      CallToolResultSchema,
       { timeout: PARK_REQUEST_TIMEOUT_MS },
     ).then(
       (result) => this.#requestEnded({ ok: true, result }),
