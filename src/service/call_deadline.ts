@@ -32,13 +32,16 @@ import { requireTimeoutMs } from "./tool_timeout.ts";
  * ```
  */
 export class CallDeadline implements Disposable {
-  /** Aborts when the caller's signal aborts or when the deadline passes. */
-  readonly signal: AbortSignal;
   /** The limit, in ms. */
   readonly timeoutMs: number;
   readonly #deadline: Deadline;
   readonly #caller: AbortSignal | undefined;
-  readonly #follow: () => void;
+  /** Made when {@linkcode signal} is first read: work that never reads it costs none. */
+  #controller: AbortController | undefined;
+  /** Set once the caller aborted or the time was up: why the deadline ended. */
+  #ended: { readonly reason: unknown } | undefined;
+  /** Rejects the pending {@linkcode race}, when the deadline ends first. */
+  #lose: ((reason: unknown) => void) | undefined;
   #expired = false;
 
   /**
@@ -50,21 +53,28 @@ export class CallDeadline implements Disposable {
    */
   constructor(signal: AbortSignal | undefined, timeoutMs: number) {
     requireTimeoutMs("timeoutMs", timeoutMs);
-    const controller = new AbortController();
     this.timeoutMs = timeoutMs;
-    this.signal = controller.signal;
-    // One listener on the caller's signal, removed on dispose, rather than
-    // AbortSignal.any: under Deno that allocates weak references per source
-    // and dependent, a measurable share of a 1,000-call batch.
+    // One listener on the caller's signal (this object, no closure), removed
+    // on dispose, rather than AbortSignal.any: under Deno that allocates weak
+    // references per source and dependent, a measurable share of a
+    // 1,000-call batch.
     this.#caller = signal;
-    this.#follow = () => controller.abort(signal?.reason);
-    if (signal?.aborted) controller.abort(signal.reason);
-    else signal?.addEventListener("abort", this.#follow, { once: true });
+    if (signal?.aborted) this.#end(signal.reason);
+    else signal?.addEventListener("abort", this, { once: true });
     // One timer for all deadlines of this length: a timer per call cost more than the call.
     this.#deadline = deadlineQueue(timeoutMs).add(() => {
       this.#expired = true;
-      controller.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, "TimeoutError"));
+      this.#end(new DOMException(`deadline of ${timeoutMs} ms passed`, "TimeoutError"));
     });
+  }
+
+  /** Aborts when the caller's signal aborts or when the deadline passes. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#ended !== undefined) this.#controller.abort(this.#ended.reason);
+    }
+    return this.#controller.signal;
   }
 
   /** Whether the deadline passed (rather than the caller aborting first). */
@@ -72,9 +82,46 @@ export class CallDeadline implements Disposable {
     return this.#expired;
   }
 
+  /**
+   * Settles like `work`, or rejects with the reason {@linkcode signal}
+   * aborts with (the caller's, or a `TimeoutError`) as soon as the deadline
+   * ends, whichever comes first: `raceAbort(work, deadline.signal)`, for
+   * work that may ignore its signal. The deadline ends its signal itself, so
+   * it needs no listener on it (nor the signal at all, when the work does
+   * not read it): a builtin call is this and little more. One race at a time.
+   */
+  race<T>(work: Promise<T>): Promise<T> {
+    const ended = this.#ended;
+    if (ended !== undefined) {
+      work.catch(() => {});
+      return Promise.reject(ended.reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#lose = (reason) => {
+        work.catch(() => {});
+        reject(reason);
+      };
+      work.then(resolve, reject);
+    });
+  }
+
+  /** The caller's signal aborted (this object is its listener). */
+  handleEvent(): void {
+    this.#end(this.#caller?.reason);
+  }
+
   /** Drops the deadline and stops following the caller's signal. Idempotent. */
   [Symbol.dispose](): void {
     this.#deadline.cancel();
-    this.#caller?.removeEventListener("abort", this.#follow);
+    this.#caller?.removeEventListener("abort", this);
+  }
+
+  #end(reason: unknown): void {
+    if (this.#ended !== undefined) return;
+    this.#ended = { reason };
+    this.#controller?.abort(reason);
+    const lose = this.#lose;
+    this.#lose = undefined;
+    lose?.(reason);
   }
 }

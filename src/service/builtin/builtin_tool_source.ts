@@ -8,12 +8,12 @@
  */
 
 import { CallDeadline } from "../call_deadline.ts";
-import { raceAbort } from "../race_abort.ts";
 import { reasonText } from "../reason_text.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, timedOutResult } from "../tool_timeout.ts";
-import type { BuiltinTool } from "./builtin_tool.ts";
+import type { BuiltinTool, BuiltinToolContext } from "./builtin_tool.ts";
+import type { OutputSink } from "../output_sink.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { errorResult } from "./_confine.ts";
 
@@ -111,11 +111,8 @@ export class BuiltinToolSource implements ToolSource {
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     let output: string | ToolResult;
     try {
-      const context = options.output === undefined
-        ? { signal: deadline.signal, cwd: this.#cwd }
-        : { signal: deadline.signal, cwd: this.#cwd, output: options.output };
-      const running = found.run(args, context);
-      output = await raceAbort(running, deadline.signal);
+      const running = found.run(args, new CallContext(deadline, this.#cwd, options.output));
+      output = await deadline.race(running);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (deadline.expired) return timedOutResult(deadline.timeoutMs);
@@ -127,5 +124,26 @@ export class BuiltinToolSource implements ToolSource {
   /** Nothing to release: builtin tools hold no processes. */
   close(): Promise<void> {
     return Promise.resolve();
+  }
+}
+
+/**
+ * What a builtin tool runs with. Its signal is the call deadline's, made
+ * only when the tool reads it: most tools (and every call of a batch of
+ * quick ones) never do, and the deadline then costs no abort controller.
+ */
+class CallContext implements BuiltinToolContext {
+  readonly cwd: string;
+  readonly output?: OutputSink;
+  readonly #deadline: CallDeadline;
+
+  constructor(deadline: CallDeadline, cwd: string, output: OutputSink | undefined) {
+    this.#deadline = deadline;
+    this.cwd = cwd;
+    if (output !== undefined) this.output = output;
+  }
+
+  get signal(): AbortSignal {
+    return this.#deadline.signal;
   }
 }
