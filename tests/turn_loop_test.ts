@@ -6,12 +6,14 @@
  */
 
 import assert from "node:assert/strict";
+import { setImmediate } from "node:timers";
 import { createActor } from "xstate";
 import { turnMachine } from "../src/machines/turn_machine.ts";
 import type { Executor } from "../src/service/executor.ts";
 import type { SizeThreshold } from "../src/size/size_threshold.ts";
 import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
+import { START_SLICE } from "../src/machines/run_unattended_calls.ts";
 import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
 import type { ToolCallResponseEvent } from "../src/stream/events.ts";
 import {
@@ -490,4 +492,77 @@ Deno.test("a throwing observer does not break the turn", async () => {
   assert.deepEqual(responsesOf(h.store.durableEvents("conversation-1")).map((r) => r.content), [
     "ok",
   ]);
+});
+
+Deno.test("a turn cancelled while its batch is still starting records and releases every call", async () => {
+  const controller = new AbortController();
+  const executor = new MockExecutor({ slow: () => new Promise<never>(() => {}) });
+  const count = START_SLICE * 2 + 3;
+  const ids = Array.from({ length: count }, (_, i) => `call_${i}`);
+  const h = await turnHarness({
+    steps: [callsMessage("Waiting.", ids.map((id) => [id, "slow"])), answer("never asked")],
+    executor,
+    tools: ["slow"],
+    signal: controller.signal,
+  });
+  // Ctrl-C as the first call starts: the later slices start cancelled.
+  const output = await runTurn({
+    ...h.input,
+    observer: { toolCallStarted: () => controller.abort(new Error("Ctrl-C")) },
+  });
+  assert.equal(output.status, "failed");
+  assert.deepEqual(
+    responsesOf(h.store.durableEvents("conversation-1")),
+    ids.map((id) => ({ type: "tool_call_response", id, content: CANCELLED, is_error: true })),
+  );
+  assert.equal(executor.releases.length, count, "every call was released");
+  assert.ok(executor.releases.every(({ delivery }) => delivery.kind === "delivered"));
+});
+
+Deno.test("a turn stopped while its batch is still starting starts no more calls and releases the started ones", async () => {
+  const mock = new MockExecutor({ hang: () => new Promise<never>(() => {}) });
+  // The mock's own handles; `released` settles once the first slice is released.
+  const released = Promise.withResolvers<void>();
+  const executor: Executor = {
+    has: (tool) => mock.has(tool),
+    start: (call, options) => {
+      const handle = mock.start(call, options);
+      return {
+        outcome: handle.outcome,
+        release: async (ack, recorded) => {
+          const delivery = await handle.release(ack, recorded);
+          if (mock.releases.length === START_SLICE) released.resolve();
+          return delivery;
+        },
+      };
+    },
+  };
+  const ids = Array.from({ length: START_SLICE * 3 }, (_, i) => `call_${i}`);
+  const h = await turnHarness({
+    steps: [callsMessage("Waiting.", ids.map((id) => [id, "hang"]))],
+    executor,
+    tools: ["hang"],
+  });
+  const firstSlice = Promise.withResolvers<void>();
+  const actor = createActor(turnMachine, {
+    input: {
+      ...h.input,
+      observer: {
+        toolCallStarted: (call) => {
+          if (call.id === `call_${START_SLICE - 1}`) firstSlice.resolve();
+        },
+      },
+    },
+  });
+  actor.start();
+  await firstSlice.promise;
+  actor.stop();
+  await released.promise;
+  // The next slice was due one macrotask after the first: let it come.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(mock.started.length, START_SLICE, "no call started after the stop");
+  assert.deepEqual(
+    mock.releases.map(({ call, delivery }) => [call.id, delivery.kind]),
+    ids.slice(0, START_SLICE).map((id) => [id, "failed"]),
+  );
 });

@@ -111,7 +111,7 @@ export class BuiltinToolSource implements ToolSource {
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     let output: string | ToolResult;
     try {
-      const running = found.run(args, new CallContext(deadline, this.#cwd, options.output));
+      const running = found.run(args, callContext(deadline, this.#cwd, options.output));
       output = await deadline.race(running);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
@@ -131,19 +131,18 @@ export class BuiltinToolSource implements ToolSource {
  * What a builtin tool runs with. Its signal is the call deadline's, made
  * only when the tool reads it: most tools (and every call of a batch of
  * quick ones) never do, and the deadline then costs no abort controller.
+ * An own getter, so that a tool that spreads its context passes it on.
  */
-class CallContext implements BuiltinToolContext {
-  readonly cwd: string;
-  readonly output?: OutputSink;
-  readonly #deadline: CallDeadline;
-
-  constructor(deadline: CallDeadline, cwd: string, output: OutputSink | undefined) {
-    this.#deadline = deadline;
-    this.cwd = cwd;
-    if (output !== undefined) this.output = output;
-  }
-
-  get signal(): AbortSignal {
-    return this.#deadline.signal;
-  }
+function callContext(
+  deadline: CallDeadline,
+  cwd: string,
+  output: OutputSink | undefined,
+): BuiltinToolContext {
+  const context = {
+    cwd,
+    get signal(): AbortSignal {
+      return deadline.signal;
+    },
+  };
+  return output === undefined ? context : Object.assign(context, { output });
 }

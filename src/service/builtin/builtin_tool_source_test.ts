@@ -74,3 +74,26 @@ Deno.test("BuiltinToolSource answers a timed-out tool that ignores its signal at
   });
   never.resolve("too late");
 });
+
+Deno.test("BuiltinToolSource gives a tool a context it can pass on whole, its signal included", async () => {
+  const caller = new AbortController();
+  const stopped = Promise.withResolvers<string>();
+  const source = new BuiltinToolSource({
+    cwd: "/work",
+    tools: [{
+      name: "wrap",
+      description: "",
+      inputSchema: schema,
+      // A tool that hands its context on, spread, to the tool it wraps.
+      run: (_args, context) => {
+        const passed: BuiltinToolContext = { ...context };
+        passed.signal.addEventListener("abort", () => stopped.resolve(passed.cwd), { once: true });
+        return new Promise<never>(() => {});
+      },
+    }],
+  });
+  const running = source.call("wrap", {}, { signal: caller.signal });
+  caller.abort("stop");
+  await assert.rejects(running, (reason) => reason === "stop");
+  assert.equal(await stopped.promise, "/work", "the spread context's signal aborted with the call");
+});
