@@ -88,7 +88,7 @@ export class CallDeadline implements Disposable {
    * ends, whichever comes first: `raceAbort(work, deadline.signal)`, for
    * work that may ignore its signal. The deadline ends its signal itself, so
    * it needs no listener on it (nor the signal at all, when the work does
-   * not read it): a builtin call is this and little more. One race at a time.
+   * not read it). One race at a time.
    */
   race<T>(work: Promise<T>): Promise<T> {
     const ended = this.#ended;

@@ -12,8 +12,7 @@ import { reasonText } from "../reason_text.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, timedOutResult } from "../tool_timeout.ts";
-import type { BuiltinTool, BuiltinToolContext } from "./builtin_tool.ts";
-import type { OutputSink } from "../output_sink.ts";
+import type { BuiltinTool } from "./builtin_tool.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { errorResult } from "./_confine.ts";
 
@@ -111,7 +110,10 @@ export class BuiltinToolSource implements ToolSource {
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
     let output: string | ToolResult;
     try {
-      const running = found.run(args, callContext(deadline, this.#cwd, options.output));
+      const context = options.output === undefined
+        ? { signal: deadline.signal, cwd: this.#cwd }
+        : { signal: deadline.signal, cwd: this.#cwd, output: options.output };
+      const running = found.run(args, context);
       output = await deadline.race(running);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
@@ -125,24 +127,4 @@ export class BuiltinToolSource implements ToolSource {
   close(): Promise<void> {
     return Promise.resolve();
   }
-}
-
-/**
- * What a builtin tool runs with. Its signal is the call deadline's, made
- * only when the tool reads it: most tools (and every call of a batch of
- * quick ones) never do, and the deadline then costs no abort controller.
- * An own getter, so that a tool that spreads its context passes it on.
- */
-function callContext(
-  deadline: CallDeadline,
-  cwd: string,
-  output: OutputSink | undefined,
-): BuiltinToolContext {
-  const context = {
-    cwd,
-    get signal(): AbortSignal {
-      return deadline.signal;
-    },
-  };
-  return output === undefined ? context : Object.assign(context, { output });
 }
