@@ -12,9 +12,10 @@ import type { StreamEvent } from "./events.ts";
 export const EVENTS_FILE = "events.jsonl";
 
 /**
- * Serializes events to JSON lines in one string (one join; the caller encodes
- * it once). `JSON.stringify` escapes lone surrogates, so every string
- * survives the round trip exactly.
+ * Serializes events to JSON lines in one string: the lines the memory store
+ * keeps (the file store writes the same lines straight into bytes, see
+ * `_event_line_buffer.ts`). `JSON.stringify` escapes lone surrogates, so
+ * every string survives the round trip exactly.
  */
 export function serializeEvents(events: readonly StreamEvent[]): string {
   return events.map((event) => JSON.stringify(event) + "\n").join("");
