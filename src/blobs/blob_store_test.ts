@@ -147,6 +147,17 @@ Deno.test("readBlobPage() keeps a byte-order mark that starts a page: it is part
     assert.equal((await readBlobPage(store, ref, 0, 7))?.text, "ab\uFEFFcd");
   }));
 
+Deno.test("searchBlob() counts a byte-order mark that starts the blob in the offsets after it", () =>
+  withStore(async (store) => {
+    const { ref } = await store.put("\uFEFFfirst\nsecond\n");
+    const found = await searchBlob(store, ref, /first|second/);
+    assert.deepEqual(found?.matches, [
+      { offset: 0, line: "\uFEFFfirst" },
+      { offset: 9, line: "second" },
+    ]);
+    assert.equal((await readBlobPage(store, ref, 9, 6))?.text, "second");
+  }));
+
 Deno.test("searchBlob() finds lines with the byte offsets they start at, across chunks", () =>
   withStore(async (store) => {
     const lines = Array.from(

@@ -71,7 +71,8 @@ export async function searchBlob(
   if (file === undefined) return undefined;
   using _closed = file;
   const size = (await file.stat()).size;
-  const decoder = new TextDecoder();
+  // ignoreBOM: a leading U+FEFF is text, and its 3 bytes count in every offset after it.
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const buffer = new Uint8Array(CHUNK_BYTES);
   const matches: BlobMatch[] = [];
   let carry = "";
