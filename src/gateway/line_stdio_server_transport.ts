@@ -13,6 +13,7 @@
 
 import type { JSONRPCMessage, Transport } from "../service/sdk.ts";
 import { JsonRpcLineReader } from "../service/upstream/json_rpc_line_reader.ts";
+import { LineBatchWriter } from "../service/upstream/line_batch_writer.ts";
 
 /**
  * One client on a pair of byte streams (stdin and stdout by default).
@@ -43,11 +44,10 @@ export class LineStdioServerTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #readable: ReadableStream<Uint8Array>;
   readonly #writable: WritableStream<Uint8Array>;
-  readonly #encoder = new TextEncoder();
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
-  /** The last message written, so that closing lets it out first. */
-  #written: Promise<void> = Promise.resolve();
+  /** Our messages, in order; a burst of them (a batch's replies) goes out in a few writes. */
+  #lines: LineBatchWriter | undefined;
   #closed: Promise<void> | undefined;
   readonly #ended = Promise.withResolvers<void>();
 
@@ -75,6 +75,7 @@ export class LineStdioServerTransport implements Transport {
     if (this.#reader !== undefined) throw new Error("LineStdioServerTransport already started");
     this.#reader = this.#readable.getReader();
     this.#writer = this.#writable.getWriter();
+    this.#lines = new LineBatchWriter(this.#writer);
     void this.#read(this.#reader).then(() => this.close());
     return Promise.resolve();
   }
@@ -86,13 +87,11 @@ export class LineStdioServerTransport implements Transport {
    * @throws {Error} when the transport is not started or is closed, or stdout broke
    */
   async send(message: JSONRPCMessage): Promise<void> {
-    const writer = this.#writer;
-    if (writer === undefined || this.#closed !== undefined) {
+    const lines = this.#lines;
+    if (lines === undefined || this.#closed !== undefined) {
       throw new Error("LineStdioServerTransport is not open");
     }
-    const written = writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
-    this.#written = written.catch(() => {});
-    await written;
+    await lines.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Stops reading and writing (stdin and stdout stay open for the process); calls `onclose` once. */
@@ -103,7 +102,7 @@ export class LineStdioServerTransport implements Transport {
       await reader?.cancel().catch(() => {});
       reader?.releaseLock();
       // Let the messages being written out before giving stdout back.
-      await this.#written;
+      await this.#lines?.settled();
       writer?.releaseLock();
       this.#ended.resolve();
       this.onclose?.();

@@ -42,6 +42,7 @@ import { settlesWithin } from "../subprocess/settles_within.ts";
 import type { JSONRPCMessage, Transport } from "../sdk.ts";
 import { AwaitedRequests } from "./awaited_requests.ts";
 import { JsonRpcLineReader, type MalformedLine } from "./json_rpc_line_reader.ts";
+import { LineBatchWriter } from "./line_batch_writer.ts";
 import {
   malformedReplyAnswer,
   MalformedReplyError,
@@ -79,6 +80,8 @@ export interface LineStdioClientTransportOptions {
 interface Connection {
   readonly child: Deno.ChildProcess;
   readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Our messages to the server's stdin, in order; a burst of them goes out in a few writes. */
+  readonly lines: LineBatchWriter;
   readonly stdout: ReadableStreamDefaultReader<Uint8Array>;
   readonly stderr: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly status: Promise<Deno.CommandStatus>;
@@ -118,7 +121,6 @@ export class LineStdioClientTransport implements Transport {
 
   readonly #options: LineStdioClientTransportOptions;
   readonly #graceMs: number;
-  readonly #encoder = new TextEncoder();
   #connection: Connection | undefined;
   #exitStatus: Deno.CommandStatus | undefined;
   #shutdown: Promise<void> | undefined;
@@ -195,9 +197,11 @@ export class LineStdioClientTransport implements Transport {
       killProcessGroup(child.pid, "SIGKILL");
       return s;
     });
+    const writer = child.stdin.getWriter();
     const connection: Connection = {
       child,
-      writer: child.stdin.getWriter(),
+      writer,
+      lines: new LineBatchWriter(writer),
       stdout,
       stderr: stderrReader,
       status,
@@ -222,7 +226,7 @@ export class LineStdioClientTransport implements Transport {
     if (connection === undefined) throw new Error("LineStdioClientTransport is not started");
     if (this.#shutdown !== undefined) throw new Error("LineStdioClientTransport is closed");
     this.#awaiting.sent(message);
-    await connection.writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
+    await connection.lines.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Delivers a message from the server, unless it is a reply to nothing that waits. */
@@ -302,9 +306,9 @@ export class LineStdioClientTransport implements Transport {
   /** The one shutdown sequence, shared by `close()` and the server going away. */
   #end(connection: Connection): Promise<void> {
     this.#shutdown ??= (async () => {
-      const { child, writer, status, stdoutDone, stderrDone } = connection;
+      const { child, writer, lines, status, stdoutDone, stderrDone } = connection;
       // EOF on stdin is MCP's polite "please exit"; pending writes drain first.
-      const stdinClosed = writer.close().catch(() => {});
+      const stdinClosed = lines.settled().then(() => writer.close()).catch(() => {});
       if (!(await settlesWithin(status, this.#graceMs))) {
         killProcessGroup(child.pid, "SIGTERM");
         if (!(await settlesWithin(status, this.#graceMs))) killProcessGroup(child.pid, "SIGKILL");
