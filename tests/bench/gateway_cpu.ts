@@ -8,8 +8,8 @@
  * (this process), of each process between it and the upstream, and of the
  * upstream.
  *
- *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--http]
- *       [--cpu-prof DIR]
+ *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway]
+ *       [--calls N] [--batch N] [--http] [--cpu-prof DIR]
  *
  * - `--via direct` (default): the client calls the upstream itself;
  * - `relay`: through the bare relay (tests/fixtures/gateway/bare_relay.ts),
@@ -20,6 +20,9 @@
  *   durably does;
  * - `gateway`: through `spillway serve --stdio`, which also records and
  *   flushes every call in its workspace (a temporary directory).
+ *
+ * `--batch N` sends the calls N at a time (each group once the previous one
+ * is answered); the latency printed is then the time per call, not per group.
  *
  * `--http` (direct or gateway only): the client calls over Streamable
  * HTTP: the upstream's own HTTP server (`--http 0`), or `spillway serve
@@ -51,6 +54,7 @@ const { values } = parseArgs({
   options: {
     via: { type: "string", default: "direct" },
     calls: { type: "string", default: "1000" },
+    batch: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     http: { type: "boolean", default: false },
   },
@@ -60,12 +64,14 @@ const via = values.via;
 const profileDir = values["cpu-prof"];
 const profiled = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
 const calls = Number(values.calls);
+/** Calls sent at once, each group after the previous one answered. */
+const batch = Number(values.batch);
 if (
   !["direct", "relay", "durable", "gateway"].includes(via) || !Number.isSafeInteger(calls) ||
   calls < 1
 ) {
   throw new Error(
-    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--http] [--cpu-prof DIR]",
+    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--batch N] [--http] [--cpu-prof DIR]",
   );
 }
 
@@ -133,7 +139,9 @@ for (let i = 0; i < 200; i++) await call();
 const processes = [Deno.pid, ...descendants(serverPid)];
 const before = processes.map(cpuMs);
 const start = performance.now();
-for (let i = 0; i < calls; i++) await call();
+for (let i = 0; i < calls; i += batch) {
+  await Promise.all(Array.from({ length: Math.min(batch, calls - i) }, call));
+}
 const latencyMs = (performance.now() - start) / calls;
 const after = processes.map(cpuMs);
 const perCall = (i: number) => Number((((after[i] ?? 0) - (before[i] ?? 0)) / calls).toFixed(3));
@@ -141,6 +149,7 @@ console.log(JSON.stringify({
   via,
   transport: values.http ? "http" : "stdio",
   calls,
+  batch,
   latencyMs: Number(latencyMs.toFixed(3)),
   cpuMsPerCall: {
     client: perCall(0),
