@@ -39,7 +39,6 @@ import type { ToolCallRequestEvent } from "../stream/events.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
 import { ParkedCallExecutor } from "./_parked_call_executor.ts";
 import { requestsFirst } from "./_requests_first.ts";
-import { joinedPhase } from "./_joined_phase.ts";
 
 const log = getLogger(["spillway", "gateway"]);
 
@@ -245,9 +244,9 @@ export class SessionHost {
    * One phase over a batch of ready calls: they join it as calls started
    * elsewhere (a call of a tool that does not exist, as one to answer), and
    * it caps, records (their requests first), flushes and releases them
-   * (printing the notices once they are durable). A phase nobody reviews
-   * runs as plain code ({@linkcode joinedPhase}) unless `inspect` watches
-   * the actors; the others run the `phase` machine.
+   * (printing the notices once they are durable), as the `phase` machine:
+   * the same machine the runtime's own turns run, so `serve --inspect` and
+   * `spillway inspect` show what runs.
    */
   async #commit(batch: readonly Ready[]): Promise<void> {
     const stream = await this.#openStream();
@@ -275,15 +274,12 @@ export class SessionHost {
       signal: this.#stop.signal,
     };
     const { inspect } = this.#options;
-    const output = await ((inspect === undefined ? joinedPhase(input) : undefined) ??
-      toPromise(
-        createActor(phaseMachine, {
-          id: "phase",
-          ...(inspect === undefined ? {} : { inspect }),
-          input,
-        })
-          .start(),
-      ));
+    const phase = createActor(phaseMachine, {
+      id: "phase",
+      ...(inspect === undefined ? {} : { inspect }),
+      input,
+    });
+    const output = await toPromise(phase.start());
     if (output.status === "failed") {
       log.error("session {session}: {error}", {
         session: this.#options.session,

@@ -1,7 +1,7 @@
 /**
  * How the commit turns a settled review into what the stream records and
- * what the call is released with: the `commit` machine and the gateway's
- * plain phase (`src/gateway/_joined_phase.ts`) make the same decision here.
+ * what the call is released with (the `commit` machine's decision, kept in
+ * one place so the machine reads as states).
  *
  * @module
  */
