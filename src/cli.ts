@@ -80,7 +80,7 @@ export async function main(
         ? commandsUnder(where, commands)
         : "";
       printError(
-        `${spelled}: ${error.message}\n${list}Run \`${spelled} --help\` for usage.\n`,
+        `${spelled}: ${error.message}\n${list}Run \`deno task ${spelled} --help\` for usage.\n`,
       );
       return EXIT_USAGE;
     }

@@ -130,7 +130,11 @@ Deno.test("main() rejects a bad command line with exit 2 and the command's name 
     assert.equal(code, 2, args.join(" "));
     assert.equal(flags, undefined, `${args.join(" ")} must not run the command`);
     const name = args[0] === "conversation" ? `${args[0]} ${args[1]}` : args[0];
-    assert.equal(err, `${first}\nRun \`spillway ${name} --help\` for usage.\n`, args.join(" "));
+    assert.equal(
+      err,
+      `${first}\nRun \`deno task spillway ${name} --help\` for usage.\n`,
+      args.join(" "),
+    );
   }
 });
 
@@ -168,7 +172,7 @@ Deno.test("main() answers an unknown command with the list and exit 2 (golden)",
     io.err(),
     /^spillway: unknown command "frobnicate"\nCommands:\n {2}query .*\n {2}conversation ls /,
   );
-  assert.match(io.err(), /\nRun `spillway --help` for usage\.\n$/);
+  assert.match(io.err(), /\nRun `deno task spillway --help` for usage\.\n$/);
   const group = captureCommandIo();
   assert.equal(await main(["config"], group), 2);
   assert.equal(
@@ -186,7 +190,7 @@ Deno.test("main() answers an unknown command with the list and exit 2 (golden)",
     'spillway config: unknown command "chek" (did you mean check?)\n' +
       "Commands:\n" +
       "  config check   validate the layered configuration and show what it resolves to\n" +
-      "Run `spillway config --help` for usage.\n",
+      "Run `deno task spillway config --help` for usage.\n",
   );
   const unknownHelp = captureCommandIo();
   assert.equal(await main(["help", "nope"], unknownHelp), 2);
@@ -199,7 +203,7 @@ Deno.test("main() explains flags given before the command", async () => {
   assert.equal(
     io.err(),
     "spillway: unknown flag --workspace (flags go after the command name, " +
-      "e.g. spillway query --workspace)\nRun `spillway --help` for usage.\n",
+      "e.g. spillway query --workspace)\nRun `deno task spillway --help` for usage.\n",
   );
   const dryRun = captureCommandIo();
   assert.equal(await main(["--dry-run", "conversation", "gc"], dryRun), 2);
@@ -209,7 +213,7 @@ Deno.test("main() explains flags given before the command", async () => {
   assert.equal(await main(["--version"], version), 2);
   assert.equal(
     version.err(),
-    "spillway: unknown flag --version\nRun `spillway --help` for usage.\n",
+    "spillway: unknown flag --version\nRun `deno task spillway --help` for usage.\n",
   );
 });
 
@@ -218,7 +222,7 @@ Deno.test("main() maps usage errors to 2, faults to 1, and never throws", async 
   assert.equal(misuse.code, 2);
   assert.equal(
     misuse.err,
-    'spillway misuse: unexpected argument "x"\nRun `spillway misuse --help` for usage.\n',
+    'spillway misuse: unexpected argument "x"\nRun `deno task spillway misuse --help` for usage.\n',
   );
   const fail = await fake(["fail"]);
   assert.equal(fail.code, 1);

@@ -77,7 +77,7 @@ Deno.test("query and serve refuse an --inspect FILE they cannot write, naming it
         `spillway ${command[0]}: --inspect "missing/inspect.jsonl" cannot be written: ` +
           `No such file or directory (os error 2): open '${join(dir, "missing/inspect.jsonl")}' ` +
           "(give a file in a directory that exists and you can write to)\n" +
-          `Run \`spillway ${command[0]} --help\` for usage.\n`,
+          `Run \`deno task spillway ${command[0]} --help\` for usage.\n`,
       );
     }
   } finally {

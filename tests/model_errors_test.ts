@@ -184,7 +184,7 @@ Deno.test("query with neither a model nor --script is a usage error naming both 
       "spillway query: no model to ask: pass --model PROVIDER/MODEL (e.g. --model " +
         'openai/gpt-4.1-mini, or set [assistant.model] id = "…" in config.toml), or --script FILE ' +
         "to replay a scripted model (see examples/demo/script.toml)\n" +
-        "Run `spillway query --help` for usage.\n",
+        "Run `deno task spillway query --help` for usage.\n",
     );
     const both = captureCommandIo({ cwd: workspace });
     const args = [

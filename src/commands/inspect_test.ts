@@ -65,7 +65,7 @@ Deno.test("inspect refuses an unknown machine, an unknown format, and --json aga
     assert.equal(await main(["inspect", ...args], io), 2, args.join(" "));
     assert.equal(
       io.err(),
-      `spillway inspect: ${message}\nRun \`spillway inspect --help\` for usage.\n`,
+      `spillway inspect: ${message}\nRun \`deno task spillway inspect --help\` for usage.\n`,
     );
   }
 });
@@ -98,7 +98,7 @@ Deno.test("inspect --serve refuses a bad port, a taken port, two files and print
     assert.equal(await main(["inspect", "--serve", ...args], io), 2, args.join(" "));
     assert.equal(
       io.err(),
-      `spillway inspect: ${message}\nRun \`spillway inspect --help\` for usage.\n`,
+      `spillway inspect: ${message}\nRun \`deno task spillway inspect --help\` for usage.\n`,
     );
   }
   const io = captureCommandIo();
