@@ -27,8 +27,6 @@ export interface UnattendedCallsInput {
   readonly observer?: TurnObserver;
 }
 
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
-
 /**
  * How many calls start at once; the next slice starts a macrotask later.
  *
@@ -51,11 +49,11 @@ export const START_SLICE = 64;
 /**
  * Starts every call, {@linkcode START_SLICE} at a time, and resolves with
  * their reviews, in the order given. Once `signal` aborts (the phase
- * stopped: it has abandoned every link), no further call starts; default:
- * never. Rejects only on a bug: a record without a link or a policy.
+ * stopped: it has abandoned every link), no further call starts. Rejects
+ * only on a bug: a record without a link or a policy.
  */
 export function runUnattendedCalls(
-  { input, signal = NEVER_ABORTED }: { input: UnattendedCallsInput; signal?: AbortSignal },
+  { input, signal }: { input: UnattendedCallsInput; signal: AbortSignal },
 ): Promise<IndexedReview[]> {
   const { records, observer } = input;
   const reviews: Promise<IndexedReview>[] = [];
