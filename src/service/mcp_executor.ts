@@ -52,14 +52,10 @@ export interface McpExecutorOptions {
   readonly link?: () => [Transport, Transport];
 }
 
+/** How a `tools/call` request ended: its result, validated by the SDK, or why it failed. */
 type Settled =
-  | { readonly ok: true; readonly result: unknown }
+  | { readonly ok: true; readonly result: CallToolResult }
   | { readonly ok: false; readonly error: unknown };
-
-function isCallToolResult(value: unknown): value is CallToolResult {
-  return typeof value === "object" && value !== null && "content" in value &&
-    Array.isArray(value.content);
-}
 
 function toExecutionOutcome(parked: ParkedCall): ExecutionOutcome {
   const { outcome } = parked;
@@ -255,11 +251,9 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
   #requestEnded(settled: Settled): Settled {
     if (this.#parked === undefined) {
       const callId = this.#call.id;
-      const reason = !settled.ok
-        ? reasonText(settled.error)
-        : isCallToolResult(settled.result)
+      const reason = settled.ok
         ? toToolCallResponse(callId, settled.result).content
-        : "malformed tools/call result";
+        : reasonText(settled.error);
       this.#settleOutcome({
         kind: "failed",
         reason: `call \`${callId}\` did not reach its barrier: ${reason}`,
@@ -284,9 +278,6 @@ function deliveryOf(
       kind: "failed",
       message: `call \`${callId}\` was not delivered: ${reasonText(settled.error)}`,
     };
-  }
-  if (!isCallToolResult(settled.result)) {
-    return { kind: "failed", message: `call \`${callId}\` got a malformed tools/call result` };
   }
   const received = toToolCallResponse(callId, settled.result);
   const differs = deliveryDifference(expected, received);
