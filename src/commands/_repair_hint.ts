@@ -10,7 +10,8 @@
  * @module
  */
 
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { shownPath } from "../host/shown_path.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 
 /** How the hint's compaction changes responses. */
@@ -51,11 +52,7 @@ export function repairHint(
   const words = ["deno task spillway conversation compact", `--tools=${compaction.tools}`];
   if (compaction.tools === "strip-responses") words.push("--over", compaction.over);
   if (workspace.dir !== resolve(workspace.cwd, DEFAULT_WORKSPACE)) {
-    const inside = relative(workspace.cwd, workspace.dir);
-    words.push(
-      "--workspace",
-      shellWord(inside !== "" && !inside.startsWith("..") ? inside : workspace.dir),
-    );
+    words.push("--workspace", shellWord(shownPath(workspace.cwd, workspace.dir)));
   }
   words.push(...ids);
   return "Repair without a model call (the log keeps every original byte):\n" +

@@ -7,8 +7,9 @@
  * @module
  */
 
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
+import { shownPath } from "../host/shown_path.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
@@ -32,9 +33,6 @@ export function workspaceOf(flags: ParsedFlags, io: CommandIo): Workspace {
     dir,
     conversations: new FileStreamStore(join(dir, "conversations")),
     resultsDir: (id) => join(dir, "results", id),
-    shown: (path) => {
-      const inside = relative(io.cwd, path);
-      return inside !== "" && !inside.startsWith("..") ? inside : path;
-    },
+    shown: (path) => shownPath(io.cwd, path),
   };
 }

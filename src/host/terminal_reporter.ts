@@ -11,7 +11,6 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { relative } from "node:path";
 import type { InlineResults, ResultsFileLink } from "../config/tool_vocabulary.ts";
 import type { NoticeSink } from "../machines/turn_dependencies.ts";
 import type { TurnObserver } from "../machines/turn_observer.ts";
@@ -26,6 +25,7 @@ import { FullResultFiles } from "./full_result_files.ts";
 import { previewLines } from "./preview_lines.ts";
 import { plural } from "./plural.ts";
 import { sanitizeForTerminal } from "./sanitize.ts";
+import { shownPath } from "./shown_path.ts";
 import type { TerminalIo } from "./terminal_io.ts";
 import { boundLine, DISPLAY_LINE_BYTES } from "./terminal_line.ts";
 import type { TerminalSpinner } from "./terminal_spinner.ts";
@@ -221,10 +221,7 @@ export class TerminalReporter implements TurnObserver, NoticeSink {
 
   /** The only escape sequence the reporter writes itself: the path is percent-encoded. */
   #link(path: string, style: ResultsFileLink): string {
-    // Relative when inside the working directory, else the whole path.
-    const inside = relative(this.#cwd, path);
-    const near = inside !== "" && !inside.startsWith("..") ? inside : path;
-    const shown = sanitizeForTerminal(near, { singleLine: true });
+    const shown = sanitizeForTerminal(shownPath(this.#cwd, path), { singleLine: true });
     if (style === "osc8" && this.#options.io.isTerminal) {
       return `\x1b]8;;file://${encodeURI(path)}\x1b\\${shown}\x1b]8;;\x1b\\`;
     }
