@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { spawnHttpServe, StreamLines, UPSTREAM } from "./gateway_fixtures.ts";
+import { spawnHttpServe, StreamLines, UPSTREAM_ARGS } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
 
 /** The suite, as locked in deno.lock. */
@@ -74,7 +74,7 @@ const failures = (checks: readonly Check[] | undefined) =>
 
 Deno.test("the MCP conformance suite passes through serve --http as it passes directly", async () => {
   const upstream = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", UPSTREAM, "--http", "0"],
+    args: [...UPSTREAM_ARGS, "--http", "0"],
     stdin: "null",
     stdout: "piped",
     stderr: "null",

@@ -18,12 +18,24 @@ import { join } from "./_paths.ts";
 export const UPSTREAM = new URL("./fixtures/gateway/conformance_upstream.ts", import.meta.url)
   .pathname;
 
+/** Deno's arguments that run the conformance upstream (over stdio; add `--http 0` for HTTP). */
+export const UPSTREAM_ARGS: string[] = [
+  "run",
+  "--quiet",
+  "--allow-env",
+  "--allow-net=127.0.0.1",
+  UPSTREAM,
+];
+
+/** The bare relay the gateway benches measure against (`tests/fixtures/gateway/bare_relay.ts`). */
+export const BARE_RELAY = new URL("./fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
+
 /** Config TOML with the conformance upstream as `providers.mcp.conf`, plus `extra`. */
 export function upstreamConfig(extra = ""): string {
   return `[providers.mcp.conf]
 type = "stdio"
 command = ${JSON.stringify(Deno.execPath())}
-arguments = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", ${JSON.stringify(UPSTREAM)}]
+arguments = ${JSON.stringify(UPSTREAM_ARGS)}
 ${extra}`;
 }
 

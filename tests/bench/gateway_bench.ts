@@ -34,25 +34,22 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "../../src/service/sdk.ts";
-import { spawnListening } from "../gateway_fixtures.ts";
-
-const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
-const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
-const UPSTREAM_ARGS = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", UPSTREAM];
-const BARE_RELAY = new URL("../fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
+import {
+  BARE_RELAY,
+  CLI,
+  spawnListening,
+  UPSTREAM_ARGS,
+  upstreamConfig,
+} from "../gateway_fixtures.ts";
 
 const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-bench-" });
 const config = `${dir}/config.toml`;
 Deno.writeTextFileSync(
   config,
-  `[providers.mcp.conf]
-type = "stdio"
-command = ${JSON.stringify(Deno.execPath())}
-arguments = ${JSON.stringify(UPSTREAM_ARGS)}
-
+  upstreamConfig(`
 [conversation.tools.big]
 size_threshold = "unlimited"
-`,
+`),
 );
 const serveArgs = (workspace: string) => [
   "run",

@@ -42,12 +42,13 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "../../src/service/sdk.ts";
-import { spawnListening } from "../gateway_fixtures.ts";
-
-const UPSTREAM = new URL("../fixtures/gateway/conformance_upstream.ts", import.meta.url).pathname;
-const BARE_RELAY = new URL("../fixtures/gateway/bare_relay.ts", import.meta.url).pathname;
-const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
-const UPSTREAM_ARGS = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", UPSTREAM];
+import {
+  BARE_RELAY,
+  CLI,
+  spawnListening,
+  UPSTREAM_ARGS,
+  upstreamConfig,
+} from "../gateway_fixtures.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -76,14 +77,7 @@ if (
 }
 
 const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-cpu-" });
-Deno.writeTextFileSync(
-  `${dir}/config.toml`,
-  `[providers.mcp.conf]
-type = "stdio"
-command = ${JSON.stringify(Deno.execPath())}
-arguments = ${JSON.stringify(UPSTREAM_ARGS)}
-`,
-);
+Deno.writeTextFileSync(`${dir}/config.toml`, upstreamConfig());
 const args = via === "direct" ? UPSTREAM_ARGS : via === "relay" || via === "durable"
   ? [
     ...["run", "-A", "--quiet", ...profiled, BARE_RELAY],
