@@ -21,5 +21,9 @@ const capLogger = getLogger(["spillway", "cap"]);
  */
 export function reportNotice(sink: NoticeSink, fact: NoticeFact): void {
   sink.notice(fact);
-  capLogger.warn("{notice}", { notice: formatNotice(fact), ...fact });
+  // Formatted only for a log that takes it: a batch cut at its ceiling
+  // reports thousands, and most embedders configure no log.
+  if (capLogger.isEnabledFor("warning")) {
+    capLogger.warn("{notice}", { notice: formatNotice(fact), ...fact });
+  }
 }

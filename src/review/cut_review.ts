@@ -33,27 +33,31 @@ export function cutReview(
   const spilled = review.spilled ?? review.response.spilled;
   const reference = spilled === undefined ? undefined : fullOutputReference(spilled);
   const dropped = review.dropped ?? droppedContentOf(review.response);
-  const cut = capText(uncut, capBytes, { ...truncation, reference });
+  // Options are built only for a reference: a batch cut makes thousands of cuts.
+  const options = reference === undefined ? truncation : { ...truncation, reference };
+  const cut = capText(uncut, capBytes, options);
   const { id } = review.response;
   const isError = review.response.isError || review.structured === true;
-  return {
-    review: {
-      status: "replaced",
-      tool: review.tool,
-      response: { id, content: cut.text, isError },
-      uncut,
-      ...(truncation === undefined ? {} : { truncation }),
-      ...(spilled === undefined ? {} : { spilled }),
-      ...(dropped === undefined ? {} : { dropped }),
-      ...(review.structured === undefined ? {} : { structured: true }),
-    },
-    notice: {
-      tool: review.tool,
-      callId: id,
-      originalBytes: cut.originalBytes,
-      capBytes,
-      cause,
-      ...(dropped === undefined ? {} : { dropped }),
-    },
+  const cutReview: Mutable<Review> = {
+    status: "replaced",
+    tool: review.tool,
+    response: { id, content: cut.text, isError },
+    uncut,
   };
+  if (truncation !== undefined) cutReview.truncation = truncation;
+  if (spilled !== undefined) cutReview.spilled = spilled;
+  if (dropped !== undefined) cutReview.dropped = dropped;
+  if (review.structured !== undefined) cutReview.structured = true;
+  const notice: Mutable<NoticeFact> = {
+    tool: review.tool,
+    callId: id,
+    originalBytes: cut.originalBytes,
+    capBytes,
+    cause,
+  };
+  if (dropped !== undefined) notice.dropped = dropped;
+  return { review: cutReview, notice };
 }
+
+/** `T` with its fields writable, to set the optional ones only when present. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -45,10 +45,20 @@ export function utf8Length(text: string): number {
  * `... [truncated, 623.0 KB → 256.0 KB]`.
  */
 export function truncationMarker(originalBytes: number, capBytes: number): string {
-  const original = ByteSize.fromBytes(originalBytes).human();
-  const cap = ByteSize.fromBytes(capBytes).human();
-  return `... [truncated, ${original} → ${cap}]`;
+  if (lastMarker.originalBytes !== originalBytes || lastMarker.capBytes !== capBytes) {
+    const original = ByteSize.fromBytes(originalBytes).human();
+    const cap = ByteSize.fromBytes(capBytes).human();
+    lastMarker = { originalBytes, capBytes, text: `... [truncated, ${original} → ${cap}]` };
+  }
+  return lastMarker.text;
 }
+
+/**
+ * The last marker made. A batch cut at its ceiling gives every response
+ * over the water level the same share, and equal responses the same
+ * marker: thousands of cuts in a row format it once.
+ */
+let lastMarker = { originalBytes: -1, capBytes: -1, text: "" };
 
 /**
  * Caps `text` at `capBytes` UTF-8 bytes, marker included. A text at or under
