@@ -124,8 +124,13 @@ export interface ParkWaiter {
 interface Call {
   /** Aborts the source call; dropped once the call parks (nothing runs to abort then). */
   controller: AbortController | undefined;
-  readonly ack: PromiseWithResolvers<Acknowledgement>;
+  /** Settles the caller's `tools/call` with what it receives, once acknowledged. */
+  readonly deliver: (result: CallToolResult | Promise<CallToolResult>) => void;
+  /** Fails the caller's `tools/call` (its result could not be built). */
+  readonly fail: (error: unknown) => void;
   parked?: ParkedCall;
+  /** How the source call ended: set when the call parks. */
+  end?: SourceCallEnd;
 }
 
 const log = getLogger(["spillway", "service"]);
@@ -368,7 +373,7 @@ export class ExecutionService {
     const call = this.#calls.get(callId);
     if (call?.parked === undefined) throw new TypeError(`call \`${callId}\` is not parked`);
     this.#calls.delete(callId);
-    call.ack.resolve(ack);
+    this.#deliver(call, ack);
   }
 
   /**
@@ -414,23 +419,38 @@ export class ExecutionService {
    * call this; `spillway serve` calls it directly for its clients, with the
    * client session and the relay of the client's side of the call.
    */
+  callTool(request: CallToolRequest, options: CallToolOptions): Promise<CallToolResult> {
+    // A parked call waits as this one promise and its two resolving
+    // functions, kept in its `Call`: not as a suspended handler, nor as an
+    // acknowledgement promise with a reaction over the handler's variables
+    // (its abort controller, the caller's signal...). A batch parks thousands.
+    return new Promise((deliver, fail) => void this.#run(request, options, deliver, fail));
+  }
+
   // In-flight handlers are counted rather than kept in a set of promises:
   // one less promise and closure per call, which adds up over a batch.
-  async callTool(request: CallToolRequest, options: CallToolOptions): Promise<CallToolResult> {
+  async #run(
+    request: CallToolRequest,
+    options: CallToolOptions,
+    deliver: Call["deliver"],
+    fail: Call["fail"],
+  ): Promise<void> {
     const clientSignal = options.signal;
     this.#handling += 1;
     // Once the call is parked, its delivery counts the handler as done.
     let parked = false;
     try {
       const { name } = request.params;
-      if (this.#state === "closed") return errorResult("runtime closed");
+      if (this.#state === "closed") return deliver(errorResult("runtime closed"));
       const route = this.#routes.get(name);
-      if (route === undefined) return errorResult(`unknown tool \`${name}\``);
+      if (route === undefined) return deliver(errorResult(`unknown tool \`${name}\``));
       const metaId = options.callId ?? request.params._meta?.[CALL_ID_META_KEY];
       const external = options.session !== undefined || typeof metaId !== "string" ||
         metaId === "";
       const callId = typeof metaId === "string" && metaId !== "" ? metaId : this.#externalId();
-      if (this.#calls.has(callId)) return errorResult(`call id \`${callId}\` is already in flight`);
+      if (this.#calls.has(callId)) {
+        return deliver(errorResult(`call id \`${callId}\` is already in flight`));
+      }
       const args = request.params.arguments ?? {};
       // Decided on arrival, before anything is registered: a throwing policy
       // fails this request alone.
@@ -439,10 +459,7 @@ export class ExecutionService {
       const output = this.#outputSink(name, spill);
       const startedAt = this.#clock.now();
       const controller = new AbortController();
-      const call: Call = {
-        controller,
-        ack: Promise.withResolvers<Acknowledgement>(),
-      };
+      const call: Call = { controller, deliver, fail };
       this.#calls.set(callId, call);
       const onClientAbort = () =>
         controller.abort(clientSignal.reason ?? "cancelled by the caller");
@@ -475,6 +492,7 @@ export class ExecutionService {
         parkedAt: this.#clock.now(),
       };
       parked = true;
+      call.end = end;
       this.#park(
         callId,
         call,
@@ -483,35 +501,34 @@ export class ExecutionService {
           session: options.session,
         },
       );
-      return this.#delivered(call, end);
+    } catch (error) {
+      fail(error);
     } finally {
       if (!parked) this.#handlerDone();
     }
   }
 
   /**
-   * Waits for the acknowledgement of a parked call. Not awaited in
-   * {@linkcode callTool}, and not a closure there: a parked call waits as one
-   * promise reaction holding its end, not as a suspended handler nor a
-   * closure over the handler's variables (its abort controller, the
-   * caller's signal...): a batch parks thousands.
+   * Settles the caller's `tools/call` of an acknowledged call with what it
+   * receives; its handler is done then.
    */
-  #delivered(call: Call, end: SourceCallEnd): Promise<CallToolResult> {
-    return call.ack.promise.then((ack) => this.#delivery(end, ack));
-  }
-
-  /** What the caller of a parked call receives once it is acknowledged; its handler is done then. */
-  #delivery(end: SourceCallEnd, ack: Acknowledgement): CallToolResult | Promise<CallToolResult> {
+  #deliver(call: Call, ack: Acknowledgement): void {
+    const end = call.end as SourceCallEnd;
     const spooled = spoolFileOf(end);
     if (spooled === undefined) {
       try {
-        return deliveryFor(end, ack);
+        call.deliver(deliveryFor(end, ack));
+      } catch (error) {
+        call.fail(error);
       } finally {
         this.#handlerDone();
       }
+      return;
     }
-    return removeSpoolFile(spooled).then(() => deliveryFor(end, ack))
-      .finally(() => this.#handlerDone());
+    call.deliver(
+      removeSpoolFile(spooled).then(() => deliveryFor(end, ack))
+        .finally(() => this.#handlerDone()),
+    );
   }
 
   #handlerDone(): void {
