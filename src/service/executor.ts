@@ -38,7 +38,12 @@ export type Acknowledgement =
   | { readonly kind: "replace"; readonly content: string; readonly isError: boolean }
   | { readonly kind: "fail"; readonly message: string };
 
-/** What the caller finally received, checked against what was recorded. */
+/**
+ * What the caller finally received, checked against what was recorded:
+ * `delivered` when it is the recorded response (an executor may hand back
+ * the recorded object itself then), `mismatch` with both sides shortened
+ * when it differs, `failed` when the caller got an error.
+ */
 export type DeliveryOutcome =
   | { readonly kind: "delivered"; readonly response: ToolCallResponse }
   | { readonly kind: "mismatch"; readonly expected: string; readonly received: string }

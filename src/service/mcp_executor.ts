@@ -41,6 +41,9 @@ import { toToolCallResponse } from "./to_tool_call_response.ts";
  */
 export const PARK_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
 
+/** The options of every `tools/call` the executor sends: one object, not one per call. */
+const PARK_REQUEST_OPTIONS = Object.freeze({ timeout: PARK_REQUEST_TIMEOUT_MS });
+
 /** Options of {@linkcode McpExecutor.connect}. */
 export interface McpExecutorOptions {
   /**
@@ -187,7 +190,7 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
         },
       },
       CallToolResultSchema,
-      { timeout: PARK_REQUEST_TIMEOUT_MS },
+      PARK_REQUEST_OPTIONS,
     ).then(
       (result) => this.#requestEnded({ ok: true, result }),
       (error: unknown) => this.#requestEnded({ ok: false, error }),
@@ -281,8 +284,10 @@ function deliveryOf(
   }
   const received = toToolCallResponse(callId, settled.result);
   const differs = deliveryDifference(expected, received);
+  // Delivered as recorded: the outcome holds the recorded response, so what
+  // was received is garbage at once (a batch releases thousands together).
   return differs === undefined
-    ? { kind: "delivered", response: received }
+    ? { kind: "delivered", response: expected }
     : { kind: "mismatch", ...differs };
 }
 
