@@ -14,6 +14,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { StopSignals } from "../host/stop_signals.ts";
 import { plural } from "../host/plural.ts";
+import { shownPath } from "../host/shown_path.ts";
 import { sanitizeForTerminal } from "../host/sanitize.ts";
 import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { TerminalPrompter } from "../host/terminal_prompter.ts";
@@ -215,9 +216,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   }
   reporter.breakLine();
   for (const error of result.errors) printError(`error: ${error.message}\n`);
-  const where = result.location.startsWith(io.cwd + "/")
-    ? result.location.slice(io.cwd.length + 1)
-    : result.location;
+  const where = shownPath(io.cwd, result.location);
   const spent = usage.describe();
   if (result.status === "failed") {
     printError(`The turn failed: ${result.reason ?? "unknown reason"}\n`);

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 
 /**
  * `path` relative to `cwd` when it is inside it, else `path` itself.
@@ -18,9 +18,14 @@ import { relative } from "node:path";
  * assert.equal(shownPath("/w", "/w/.spillway/results"), ".spillway/results");
  * assert.equal(shownPath("/w", "/elsewhere/ws"), "/elsewhere/ws");
  * assert.equal(shownPath("/w", "/w"), "/w");
+ * assert.equal(shownPath("/w", "/w/..cache/ws"), "..cache/ws");
  * ```
  */
 export function shownPath(cwd: string, path: string): string {
   const inside = relative(cwd, path);
-  return inside !== "" && !inside.startsWith("..") ? inside : path;
+  // Outside is `..` or `../…` (a folder named `..cache` is inside), or
+  // another root.
+  const outside = inside === "" || inside === ".." || inside.startsWith("../") ||
+    isAbsolute(inside);
+  return outside ? path : inside;
 }

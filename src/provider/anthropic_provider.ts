@@ -105,11 +105,16 @@ export class AnthropicProvider implements Provider {
       ...(keySent ? {} : { defaultHeaders: { Authorization: null } }),
       logger: sdkLogger("anthropic"),
     });
-    // The SDK's console warnings (a deprecated model, on every request): once, on one line.
+    // The SDK's console warnings (a deprecated model, on every request): once,
+    // on one line, to the notice sink or else to the log.
+    const logged = new Set<string>();
     this.#warn = (text) => {
       const line = `warning: ${this.model}: ${oneLineWarning(text)}`;
       if (this.#notice !== undefined) this.#notice(line);
-      else getLogger(["spillway", "provider", "anthropic"]).warn("{line}", { line });
+      else if (!logged.has(line)) {
+        logged.add(line);
+        getLogger(["spillway", "provider", "anthropic"]).warn("{line}", { line });
+      }
     };
     this.#context = {
       model: this.model,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { enableVerboseLogging } from "../host/verbose_logging.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { anthropicAnswer, anthropicError } from "../testing/anthropic_wire.ts";
 import { FakeModelServer } from "../testing/fake_model_server.ts";
@@ -348,5 +349,31 @@ Deno.test("AnthropicProvider says the SDK's deprecated-model warning once, on on
       "will reach end-of-life on November 30th, 2026. Please migrate to a newer model. Visit " +
       "https://docs.anthropic.com/en/docs/resources/model-deprecations for more information.",
     ]);
+  });
+});
+
+Deno.test("AnthropicProvider without a notice sink logs the SDK's deprecated-model warning once, never on the console", async () => {
+  await withServer(async (server, provider) => {
+    server.reply(anthropicAnswer({ text: "one" }), anthropicAnswer({ text: "two" }));
+    const lines: string[] = [];
+    const consoleWarnings: unknown[][] = [];
+    const original = console.warn;
+    console.warn = (...parts: unknown[]) => void consoleWarnings.push(parts);
+    const undo = await enableVerboseLogging(1, (line) => lines.push(line));
+    try {
+      const deprecated = provider({ model: "claude-sonnet-4-5" });
+      assert.equal((await deprecated.complete(request())).text, "one");
+      assert.equal((await deprecated.complete(request())).text, "two");
+    } finally {
+      await undo();
+      console.warn = original;
+    }
+    assert.deepEqual(consoleWarnings, []);
+    const warnings = lines.filter((line) => line.includes("is deprecated"));
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0]!,
+      /\[WRN\] spillway·provider·anthropic: "warning: anthropic\/claude-sonnet-4-5: The model 'claude-sonnet-4-5' is deprecated and /,
+    );
   });
 });
