@@ -56,7 +56,14 @@ export function abandonedMessage(callId: string): string {
  */
 export class ExecutionLink {
   readonly #executor: Executor | undefined;
-  readonly #controller = new AbortController();
+  /**
+   * The call's cancellation, made when first needed. Once the call settled,
+   * its executor no longer listens, so an unaborted controller is dropped:
+   * a batch holds thousands of settled links until its commit, and a
+   * controller with its signal is a fifth of what a link holds. Whoever
+   * asks for the signal afterwards (a result prompt) gets a fresh one.
+   */
+  #controller: AbortController | undefined;
   #handle: ExecutionHandle | undefined;
   #outcome: Promise<ExecutionOutcome> | undefined;
   /** The outcome once it settled: a release then reaches the executor at once. */
@@ -86,7 +93,7 @@ export class ExecutionLink {
 
   /** The call's own cancellation: aborted by {@linkcode cancel}. */
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    return this.#control().signal;
   }
 
   /**
@@ -98,7 +105,7 @@ export class ExecutionLink {
     if (this.#outcome !== undefined) return this.#outcome;
     this.#callId = call.id;
     try {
-      this.#handle = this.#executor?.start(call, { signal: this.#controller.signal });
+      this.#handle = this.#executor?.start(call, { signal: this.signal });
       this.#outcome = this.#handle === undefined
         ? this.#settleAs({ kind: "failed", reason: "no executor" })
         : this.#settles(this.#handle.outcome);
@@ -137,7 +144,11 @@ export class ExecutionLink {
 
   /** Cancels the call (its signal aborts with `reason`); a call that already settled is not affected. */
   cancel(reason: unknown): void {
-    this.#controller.abort(reason);
+    this.#control().abort(reason);
+  }
+
+  #control(): AbortController {
+    return this.#controller ??= new AbortController();
   }
 
   /**
@@ -158,9 +169,15 @@ export class ExecutionLink {
    */
   #settles(outcome: Promise<ExecutionOutcome>): Promise<ExecutionOutcome> {
     return outcome.then(
-      (settled) => this.#settled = settled,
-      (error: unknown) => this.#settled = { kind: "failed", reason: reasonText(error) },
+      (settled) => this.#settle(settled),
+      (error: unknown) => this.#settle({ kind: "failed", reason: reasonText(error) }),
     );
+  }
+
+  #settle(settled: ExecutionOutcome): ExecutionOutcome {
+    this.#settled = settled;
+    if (this.#controller?.signal.aborted === false) this.#controller = undefined;
+    return settled;
   }
 
   /** An outcome known before the call ran (it could not start). */

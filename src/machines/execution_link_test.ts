@@ -135,3 +135,34 @@ Deno.test("ExecutionLink of a joined call never starts it, and releases the runn
     response: RECORDED,
   });
 });
+
+Deno.test("ExecutionLink of a settled call hands out a fresh signal that its cancel still aborts", async () => {
+  const executor = new MockExecutor({ probe: "fine" });
+  const link = new ExecutionLink("call_1", { executor });
+  const during = link.signal;
+  await link.start(CALL);
+  // The executor no longer listens: the link let go of the running call's signal.
+  const after = link.signal;
+  assert.notEqual(after, during);
+  assert.equal(after.aborted, false);
+  // A result prompt reads the signal after the call settled, and is cancelled through it.
+  link.cancel("stop");
+  assert.equal(after.aborted, true);
+  assert.equal(after.reason, "stop");
+  assert.equal(link.signal, after, "an aborted signal is kept");
+  assert.equal(during.aborted, false, "the settled call itself is not affected");
+});
+
+Deno.test("ExecutionLink of a call cancelled while it ran keeps its aborted signal after it settled", async () => {
+  const held = Promise.withResolvers<string>();
+  const executor = new MockExecutor({ probe: () => held.promise });
+  const link = new ExecutionLink("call_1", { executor });
+  const outcome = link.start(CALL);
+  const signal = link.signal;
+  link.cancel("stop");
+  held.resolve("late");
+  await outcome;
+  assert.equal(link.signal, signal);
+  assert.equal(link.signal.aborted, true);
+  assert.equal(link.signal.reason, "stop");
+});

@@ -161,7 +161,8 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
   readonly outcome: Promise<ExecutionOutcome>;
   readonly #call: ToolCall;
   readonly #service: ExecutionService;
-  readonly #signal: AbortSignal;
+  /** The call's signal, listened to until the outcome settles (then dropped: see `ExecutionLink`). */
+  #signal: AbortSignal | undefined;
   /** The `tools/call` request; it stays open while the call is parked. */
   readonly #request: Promise<Settled>;
   /** Settles {@linkcode outcome}; cleared once it did. */
@@ -202,7 +203,7 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
 
   /** The call's signal aborted: the service cancels the call (which still parks). */
   handleEvent(): void {
-    this.#service.cancel(this.#call.id, reasonText(this.#signal.reason));
+    this.#service.cancel(this.#call.id, reasonText(this.#signal?.reason));
   }
 
   /** The service parked the call. */
@@ -243,7 +244,8 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
     const settle = this.#settle;
     if (settle === undefined) return;
     this.#settle = undefined;
-    this.#signal.removeEventListener("abort", this);
+    this.#signal?.removeEventListener("abort", this);
+    this.#signal = undefined;
     settle(outcome);
   }
 
