@@ -14,6 +14,7 @@
  * @module
  */
 
+import { setImmediate } from "node:timers";
 import { getLogger } from "@logtape/logtape";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { keepPayloads } from "./_keep_payloads.ts";
@@ -131,7 +132,20 @@ interface Call {
   parked?: ParkedCall;
   /** How the source call ended: set when the call parks. */
   end?: SourceCallEnd;
+  /** The Host's decision: set when the call is acknowledged, delivered a slice later. */
+  ack?: Acknowledgement;
 }
+
+/**
+ * How many acknowledged calls get their result at once; the next slice goes
+ * a macrotask later. A commit acknowledges its whole batch at once, and each
+ * caller's result then takes several promise hops through the SDK (its
+ * validation, the response, the client's validation): handed over all
+ * together, every hop runs for the whole batch before the next hop runs for
+ * any, and what one hop leaves for the next is alive for all of them at
+ * once. A slice's results reach their callers before the next slice goes.
+ */
+export const DELIVERY_SLICE = 64;
 
 const log = getLogger(["spillway", "service"]);
 
@@ -165,6 +179,9 @@ export class ExecutionService {
   /** `tools/call` handlers still running, and who waits for them to drain (`close()`). */
   #handling = 0;
   #drained: PromiseWithResolvers<void> | undefined;
+  /** Acknowledged calls, oldest first, whose callers get their result from `#deliveredUpTo` on. */
+  #acknowledged: (Call | undefined)[] = [];
+  #deliveredUpTo = 0;
   #routes = new Map<string, ResolvedRoute>();
   #tools: Tool[] = [];
   #state: "new" | "starting" | "started" | "closed" = "new";
@@ -373,8 +390,28 @@ export class ExecutionService {
     const call = this.#calls.get(callId);
     if (call?.parked === undefined) throw new TypeError(`call \`${callId}\` is not parked`);
     this.#calls.delete(callId);
-    this.#deliver(call, ack);
+    call.ack = ack;
+    this.#acknowledged.push(call);
+    if (this.#acknowledged.length === 1) queueMicrotask(this.#deliverSlice);
   }
+
+  /** Hands the next {@linkcode DELIVERY_SLICE} acknowledged calls their result. */
+  readonly #deliverSlice = (): void => {
+    const queue = this.#acknowledged;
+    const end = Math.min(queue.length, this.#deliveredUpTo + DELIVERY_SLICE);
+    while (this.#deliveredUpTo < end) {
+      const call = queue[this.#deliveredUpTo] as Call;
+      // Let the delivered call go: the queue may outlive many slices.
+      queue[this.#deliveredUpTo++] = undefined;
+      this.#deliver(call, call.ack as Acknowledgement);
+    }
+    if (this.#deliveredUpTo < queue.length) {
+      setImmediate(this.#deliverSlice);
+      return;
+    }
+    this.#acknowledged = [];
+    this.#deliveredUpTo = 0;
+  };
 
   /**
    * Closes the service: cancels running calls, fails parked ones with

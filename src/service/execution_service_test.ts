@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
+import { setImmediate } from "node:timers";
 import { BuiltinToolSource } from "./builtin/builtin_tool_source.ts";
-import { ExecutionService, type ParkWaiter } from "./execution_service.ts";
+import {
+  CALL_ID_META_KEY,
+  DELIVERY_SLICE,
+  ExecutionService,
+  type ParkWaiter,
+} from "./execution_service.ts";
+import type { CallToolResult } from "./sdk.ts";
 import { McpExecutor } from "./mcp_executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
 
@@ -59,4 +66,53 @@ Deno.test("whenParked() rejects when the service gives up on a call that never a
   assert.equal(w.seen.length, 1);
   assert.ok(w.seen[0] instanceof TypeError);
   assert.match((w.seen[0] as TypeError).message, /never reached the service/);
+});
+
+Deno.test("acknowledge() hands a batch its results a slice at a time, each slice a macrotask apart", async () => {
+  await using f = await fixture();
+  const count = DELIVERY_SLICE * 2 + 5;
+  const results: (CallToolResult | undefined)[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    void f.service.callTool(
+      {
+        method: "tools/call",
+        params: { name: "echo", arguments: {}, _meta: { [CALL_ID_META_KEY]: `c${i}` } },
+      },
+      { signal: new AbortController().signal },
+    ).then((result) => results[i] = result);
+  }
+  await Promise.all(Array.from({ length: count }, (_, i) => f.service.waitParked(`c${i}`)));
+  for (let i = 0; i < count; i++) f.service.acknowledge(`c${i}`, { kind: "deliver" });
+  const delivered = () => results.filter((result) => result !== undefined).length;
+  assert.equal(delivered(), 0, "nothing is handed over within acknowledge()");
+  // Microtasks alone: the first slice, and nothing more.
+  for (let turn = 0; turn < 20; turn++) await null;
+  assert.equal(delivered(), DELIVERY_SLICE);
+  // The next slice goes a macrotask later.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(delivered(), DELIVERY_SLICE * 2);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(delivered(), count);
+  assert.deepEqual(results[count - 1], { content: [{ type: "text", text: "hello" }] });
+  assert.deepEqual(f.service.parked(), []);
+});
+
+Deno.test("close() waits for the results of acknowledged calls still queued", async () => {
+  const f = await fixture();
+  const results: CallToolResult[] = [];
+  const count = DELIVERY_SLICE * 3;
+  for (let i = 0; i < count; i++) {
+    void f.service.callTool(
+      {
+        method: "tools/call",
+        params: { name: "echo", arguments: {}, _meta: { [CALL_ID_META_KEY]: `c${i}` } },
+      },
+      { signal: new AbortController().signal },
+    ).then((result) => results.push(result));
+  }
+  await Promise.all(Array.from({ length: count }, (_, i) => f.service.waitParked(`c${i}`)));
+  for (let i = 0; i < count; i++) f.service.acknowledge(`c${i}`, { kind: "deliver" });
+  await f.executor.close();
+  await f.service.close();
+  assert.equal(results.length, count);
 });
