@@ -382,7 +382,9 @@ export class ExecutionService {
    * Releases parked call `callId` with the Host's decision: `deliver` hands
    * over the tool's own result (non-text blocks and `structuredContent`
    * included), `replace` exactly `ack.content` (non-text dropped), `fail` an
-   * error with `ack.message`.
+   * error with `ack.message`. The decision is taken now; the caller gets its
+   * result once the calls acknowledged before it got theirs, at most
+   * {@linkcode DELIVERY_SLICE} per macrotask.
    *
    * @throws {TypeError} when no call of that id is parked
    */
