@@ -43,6 +43,11 @@ async function spillway(dir: string, ...args: string[]): Promise<Run> {
   return { code, out: io.out(), err: io.err() };
 }
 
+/** `query` continuing conversation `id` with `prompt`, the model answering from answer.toml. */
+function continueConversation(dir: string, id: string, prompt: string): Promise<Run> {
+  return spillway(dir, "query", "--conversation", id, "--script", "answer.toml", prompt);
+}
+
 /** A workspace whose conversation died: a 3 MB response recorded with no size_threshold. */
 async function deadConversation(dir: string): Promise<string> {
   await Deno.writeTextFile(join(dir, "read_big.toml"), READ_BIG);
@@ -83,15 +88,7 @@ for (const repair of [["--tools=strip-responses", "--over", "512KB"], ["--tools=
   Deno.test(`a dead conversation continues after compact ${repair.join(" ")}`, () =>
     withDir(async (dir) => {
       const id = await deadConversation(dir);
-      const before = await spillway(
-        dir,
-        "query",
-        "--conversation",
-        id,
-        "--script",
-        "answer.toml",
-        "again",
-      );
+      const before = await continueConversation(dir, id, "again");
       assert.equal(before.code, 1, "still dead before the repair");
       assert.match(before.err, /prompt is too long/);
 
@@ -99,15 +96,7 @@ for (const repair of [["--tools=strip-responses", "--over", "512KB"], ["--tools=
       assert.equal(compacted.code, 0, compacted.err);
       assert.match(compacted.out, new RegExp(`^${id}: 1 response (stripped|cut)`));
 
-      const after = await spillway(
-        dir,
-        "query",
-        "--conversation",
-        id,
-        "--script",
-        "answer.toml",
-        "again",
-      );
+      const after = await continueConversation(dir, id, "again");
       assert.equal(after.code, 0, after.err);
       assert.match(after.out, /assistant: Still here\./);
       const log = await events(dir, id);
@@ -135,15 +124,7 @@ for (const repair of [["--tools=strip-responses", "--over", "512KB"], ["--tools=
 Deno.test("a turn over the scripted context window names the repair, which works as printed", () =>
   withDir(async (dir) => {
     const id = await deadConversation(dir);
-    const again = await spillway(
-      dir,
-      "query",
-      "--conversation",
-      id,
-      "--script",
-      "answer.toml",
-      "x",
-    );
+    const again = await continueConversation(dir, id, "x");
     assert.equal(again.code, 1);
     const hint = again.err.split("\n").slice(-3);
     assert.deepEqual(hint, [
@@ -153,15 +134,7 @@ Deno.test("a turn over the scripted context window names the repair, which works
     ]);
     const printed = hint[1]!.trim().split(" ").slice("deno task spillway".split(" ").length);
     assert.equal((await spillway(dir, ...printed)).code, 0);
-    const after = await spillway(
-      dir,
-      "query",
-      "--conversation",
-      id,
-      "--script",
-      "answer.toml",
-      "x",
-    );
+    const after = await continueConversation(dir, id, "x");
     assert.equal(after.code, 0, after.err);
   }));
 
@@ -182,15 +155,7 @@ Deno.test("a conversation open in another process is refused by compact and quer
             "nothing was changed; try again when that process has finished\\n$",
         ),
       );
-      const query = await spillway(
-        dir,
-        "query",
-        "--conversation",
-        id,
-        "--script",
-        "answer.toml",
-        "x",
-      );
+      const query = await continueConversation(dir, id, "x");
       assert.equal(query.code, 1);
       assert.match(query.err, new RegExp(`conversation ${id} is open in another process`));
       // Reading needs no lock.

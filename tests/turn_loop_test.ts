@@ -30,6 +30,24 @@ import {
 const KB = 1024;
 const MB = 1024 * KB;
 
+/** `mock`'s own handles, calling `then` once each release has been delivered. */
+function afterEachRelease(mock: MockExecutor, then: () => void): Executor {
+  return {
+    has: (tool) => mock.has(tool),
+    start: (call, options) => {
+      const handle = mock.start(call, options);
+      return {
+        outcome: handle.outcome,
+        release: async (ack, recorded) => {
+          const delivery = await handle.release(ack, recorded);
+          then();
+          return delivery;
+        },
+      };
+    },
+  };
+}
+
 function only(responses: ToolCallResponseEvent[]): ToolCallResponseEvent {
   assert.equal(responses.length, 1);
   return responses[0] as ToolCallResponseEvent;
@@ -379,22 +397,9 @@ Deno.test("a turn stopped mid-call cancels its calls and releases them with a fa
       return new Promise<never>(() => {});
     },
   });
-  // The mock's own handles, with a promise settled by the first release.
+  // Settled by the first release.
   const released = Promise.withResolvers<void>();
-  const executor: Executor = {
-    has: (tool) => mock.has(tool),
-    start: (call, options) => {
-      const handle = mock.start(call, options);
-      return {
-        outcome: handle.outcome,
-        release: async (ack, recorded) => {
-          const delivery = await handle.release(ack, recorded);
-          released.resolve();
-          return delivery;
-        },
-      };
-    },
-  };
+  const executor = afterEachRelease(mock, () => released.resolve());
   const h = await turnHarness({
     steps: [callsMessage("Waiting.", [["call_1", "hang"]])],
     executor,
@@ -521,22 +526,11 @@ Deno.test("a turn cancelled while its batch is still starting records and releas
 
 Deno.test("a turn stopped while its batch is still starting starts no more calls and releases the started ones", async () => {
   const mock = new MockExecutor({ hang: () => new Promise<never>(() => {}) });
-  // The mock's own handles; `released` settles once the first slice is released.
+  // Settled once the first slice is released.
   const released = Promise.withResolvers<void>();
-  const executor: Executor = {
-    has: (tool) => mock.has(tool),
-    start: (call, options) => {
-      const handle = mock.start(call, options);
-      return {
-        outcome: handle.outcome,
-        release: async (ack, recorded) => {
-          const delivery = await handle.release(ack, recorded);
-          if (mock.releases.length === START_SLICE) released.resolve();
-          return delivery;
-        },
-      };
-    },
-  };
+  const executor = afterEachRelease(mock, () => {
+    if (mock.releases.length === START_SLICE) released.resolve();
+  });
   const ids = Array.from({ length: START_SLICE * 3 }, (_, i) => `call_${i}`);
   const h = await turnHarness({
     steps: [callsMessage("Waiting.", ids.map((id) => [id, "hang"]))],
