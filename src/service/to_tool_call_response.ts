@@ -81,9 +81,7 @@ export function toToolCallResponse(
       : { id, content: text, isError, structuredContent: structured };
   }
   const { payloads } = options;
-  const blocks = content.map((block, i) =>
-    typedBlock(block, payloads === undefined ? blockPayload(block) : payloads[i])
-  );
+  const blocks = content.map((block, i) => typedBlock(block, payloads?.[i]));
   return {
     id,
     content: blocksText(blocks),
@@ -93,7 +91,7 @@ export function toToolCallResponse(
   };
 }
 
-/** `block` typed, its payload (decoded already) replaced by its size and digest. */
+/** `block` typed, its payload (`payload`, or decoded here) replaced by its size and digest. */
 function typedBlock(block: McpBlock, payload: Payload | undefined): ContentBlock {
   switch (block.type) {
     case "text":
