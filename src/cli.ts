@@ -22,7 +22,7 @@ import { printConfigProblems } from "./commands/_config_problems.ts";
 import { formatCommandList } from "./commands/_help.ts";
 import { runProgram } from "./commands/_program.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
-import { sanitizeForTerminal } from "./host/sanitize.ts";
+import { sanitizeForTerminal } from "./terminal/sanitize.ts";
 
 /** Every command, in the order `spillway --help` lists them. */
 export const COMMANDS: readonly Command[] = [

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { InspectionLog } from "../src/host/inspection_log.ts";
+import { InspectionLog } from "../src/inspector/inspection_log.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
 import type { TurnOutput } from "../src/machines/turn_machine.ts";
 import { SizeThreshold } from "../src/size/size_threshold.ts";

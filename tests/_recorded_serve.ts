@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { parseConfig } from "../src/config/parse_config.ts";
 import { Gateway } from "../src/gateway/gateway.ts";
-import { InspectionLog } from "../src/host/inspection_log.ts";
+import { InspectionLog } from "../src/inspector/inspection_log.ts";
 import type { BuiltinTool } from "../src/service/builtin/builtin_tool.ts";
 import { Client, InMemoryTransport } from "../src/service/sdk.ts";
 

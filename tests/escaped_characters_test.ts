@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { sanitizeForTerminal } from "../src/host/sanitize.ts";
+import { sanitizeForTerminal } from "../src/terminal/sanitize.ts";
 import { invalidArgumentsReview } from "../src/machines/synthesized_reviews.ts";
 import { unicodeEscape } from "../src/text/control_characters.ts";
 

@@ -5,9 +5,9 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { InspectionReplay } from "../src/host/inspection_replay.ts";
-import type { InspectorView } from "../src/host/inspector_view.ts";
-import { machineMermaid } from "../src/host/machines_markdown.ts";
+import { InspectionReplay } from "../src/inspector/inspection_replay.ts";
+import type { InspectorView } from "../src/inspector/inspector_view.ts";
+import { machineMermaid } from "../src/inspector/machines_markdown.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../src/review/max_tool_response_batch_bytes.ts";
 import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import { RECORDED_CALLS, recordRun } from "./_recorded_run.ts";

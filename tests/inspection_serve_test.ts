@@ -9,8 +9,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { InspectionReplay } from "../src/host/inspection_replay.ts";
-import type { InspectorView } from "../src/host/inspector_view.ts";
+import { InspectionReplay } from "../src/inspector/inspection_replay.ts";
+import type { InspectorView } from "../src/inspector/inspector_view.ts";
 import { Client, StdioClientTransport } from "../src/service/sdk.ts";
 import { spillwayArgv } from "./_cli.ts";
 import { recordServe } from "./_recorded_serve.ts";

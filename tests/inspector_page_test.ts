@@ -14,8 +14,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { InspectionReplay } from "../src/host/inspection_replay.ts";
-import { serveInspector } from "../src/host/inspector_server.ts";
+import { InspectionReplay } from "../src/inspector/inspection_replay.ts";
+import { serveInspector } from "../src/inspector/inspector_server.ts";
 import { recordRun } from "./_recorded_run.ts";
 import { recordServe } from "./_recorded_serve.ts";
 

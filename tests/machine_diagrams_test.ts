@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { and, type AnyStateMachine, not, or, setup } from "xstate";
-import { machineToMermaid } from "../src/host/machine_diagram.ts";
-import { machinesMarkdown, SPILLWAY_MACHINES } from "../src/host/machines_markdown.ts";
+import { machineToMermaid } from "../src/inspector/machine_diagram.ts";
+import { machinesMarkdown, SPILLWAY_MACHINES } from "../src/inspector/machines_markdown.ts";
 import { mermaidStates, parseMermaid } from "./_mermaid.ts";
 
 /** The parts of a state node these tests walk. */

@@ -16,8 +16,8 @@ import type { Command } from "../src/commands/command.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import { parseConfig } from "../src/config/parse_config.ts";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
-import { TerminalPrompter } from "../src/host/terminal_prompter.ts";
-import { TerminalReporter } from "../src/host/terminal_reporter.ts";
+import { TerminalPrompter } from "../src/terminal/terminal_prompter.ts";
+import { TerminalReporter } from "../src/terminal/terminal_reporter.ts";
 import { formatNotice } from "../src/review/notice.ts";
 import { createRuntime } from "../src/runtime/create_runtime.ts";
 

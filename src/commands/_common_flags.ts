@@ -10,9 +10,9 @@
 import { resolve } from "node:path";
 import type { LoadConfigOptions } from "../config/load_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { InspectionLog } from "../host/inspection_log.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { InspectionLog } from "../inspector/inspection_log.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { FlagSpec, ParsedFlags } from "./_flags.ts";

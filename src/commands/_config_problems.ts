@@ -8,7 +8,7 @@
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import type { CommandIo } from "./command_io.ts";
 import { configOptionsFromFlags } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";

@@ -13,7 +13,7 @@ import type { BlobRef } from "../blobs/blob_ref.ts";
 import { blobRefsInFile } from "../blobs/blob_refs_in_file.ts";
 import { BlobStore } from "../blobs/blob_store.ts";
 import { BLOB_GC_GRACE_MS, collectBlobGarbage } from "../blobs/collect_blob_garbage.ts";
-import { plural } from "../host/plural.ts";
+import { plural } from "../terminal/plural.ts";
 import { removeStaleFiles } from "../blobs/remove_stale_files.ts";
 import { spoolDirectory } from "../runtime/output_options.ts";
 import { blobDirectory } from "../runtime/spill_from_config.ts";

@@ -11,7 +11,7 @@
  */
 
 import { resolve } from "node:path";
-import { shownPath } from "../host/shown_path.ts";
+import { shownPath } from "../terminal/shown_path.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 
 /** How the hint's compaction changes responses. */

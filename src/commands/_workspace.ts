@@ -9,7 +9,7 @@
 
 import { join, resolve } from "node:path";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
-import { shownPath } from "../host/shown_path.ts";
+import { shownPath } from "../terminal/shown_path.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";

@@ -16,7 +16,7 @@ export interface CommandIo extends TerminalIo {
   readonly now?: () => Date;
 }
 
-import type { TerminalIo } from "../host/terminal_io.ts";
+import type { TerminalIo } from "../terminal/terminal_io.ts";
 
 const encoder = new TextEncoder();
 

@@ -16,13 +16,13 @@ import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { listConfiguredTools } from "../runtime/list_configured_tools.ts";
-import { plural } from "../host/plural.ts";
+import { plural } from "../terminal/plural.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, MODEL_FLAG, OUTPUT_FLAGS } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 
 /** Keys shown for every tool; the rest appear when set, or always under `-v`. */

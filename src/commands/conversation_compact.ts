@@ -10,8 +10,8 @@
  * @module
  */
 
-import { plural } from "../host/plural.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { plural } from "../terminal/plural.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { StreamEvent } from "../stream/events.ts";

@@ -9,7 +9,7 @@
  */
 
 import { join } from "node:path";
-import { plural } from "../host/plural.ts";
+import { plural } from "../terminal/plural.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { Command } from "./command.ts";
@@ -18,7 +18,7 @@ import type { ParsedFlags } from "./_flags.ts";
 import { type ResultFile, resultFiles } from "./_result_files.ts";
 import { workspaceOf } from "./_workspace.ts";
 import { gcBlobs } from "./_gc_blobs.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

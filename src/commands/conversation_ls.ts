@@ -9,8 +9,8 @@
  */
 
 import { ByteSize } from "../size/byte_size.ts";
-import { plural } from "../host/plural.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { plural } from "../terminal/plural.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS } from "./_common_flags.ts";

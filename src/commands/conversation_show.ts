@@ -7,9 +7,9 @@
  */
 
 import { ByteSize } from "../size/byte_size.ts";
-import { plural } from "../host/plural.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
-import { boundLine } from "../host/terminal_line.ts";
+import { plural } from "../terminal/plural.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
+import { boundLine } from "../terminal/terminal_line.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";

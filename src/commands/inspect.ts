@@ -11,10 +11,14 @@
 
 import { resolve } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { DEFAULT_INSPECTOR_PORT, serveInspector } from "../host/inspector_server.ts";
-import { machineMermaid, machinesMarkdown, SPILLWAY_MACHINES } from "../host/machines_markdown.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
-import { StopSignals } from "../host/stop_signals.ts";
+import { DEFAULT_INSPECTOR_PORT, serveInspector } from "../inspector/inspector_server.ts";
+import {
+  machineMermaid,
+  machinesMarkdown,
+  SPILLWAY_MACHINES,
+} from "../inspector/machines_markdown.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
+import { StopSignals } from "../terminal/stop_signals.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";

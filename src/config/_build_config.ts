@@ -27,6 +27,7 @@ import {
   type LlmProviderConfig,
 } from "./llm_provider_config.ts";
 import { LLM_PROVIDERS, type LlmProviderName, parseModelId, SCRIPT_MODEL_ID } from "./model_id.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** One layer to build from. */
 export type LayerInput =
@@ -112,7 +113,7 @@ function syntaxError(site: string, error: unknown): string {
     const reason = (error.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "");
     return `${site}:${error.line}:${error.column}: TOML syntax error: ${reason}`;
   }
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = reasonText(error);
   return `${site}: TOML syntax error: ${reason.split("\n")[0]}`;
 }
 

@@ -21,6 +21,7 @@ import {
   RESULTS_FILE_LINKS,
   RUN_MODES,
 } from "./tool_vocabulary.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** Keys of a tool table, in the order messages list them. */
 export const TOOL_KEYS = [
@@ -158,7 +159,7 @@ function sizeThreshold(
     try {
       ByteSize.parse(value);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = reasonText(error);
       return ctx.fail(path, `${assignment(path, value)}: ${reason}`);
     }
     return ctx.fail(

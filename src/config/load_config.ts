@@ -11,6 +11,7 @@ import { buildConfig, type LayerInput } from "./_build_config.ts";
 import { cfgSite, flagSite, parseCfgAssignment } from "./_cfg_assignment.ts";
 import type { ConfigSource } from "./config_source.ts";
 import type { SpillwayConfig } from "./spillway_config.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** The name of the config file in the user config directory and in a workspace. */
 export const CONFIG_FILE_NAME = "config.toml";
@@ -124,7 +125,7 @@ async function readFile(
     if (error instanceof Deno.errors.NotFound) {
       return required ? { problem: `${label}: config file not found` } : undefined;
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonText(error);
     return { problem: `${label}: cannot read config file: ${reason}` };
   }
 }

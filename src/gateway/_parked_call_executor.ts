@@ -28,6 +28,7 @@ import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import { deliveryFor } from "../service/source_call.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 interface Release {
   readonly ack: Acknowledgement;
@@ -106,9 +107,7 @@ export class ParkedCallExecutor implements Executor {
           this.#releases.delete(call.id);
           return Promise.resolve({
             kind: "failed",
-            message: `call \`${call.id}\` cannot be released: ${
-              error instanceof Error ? error.message : String(error)
-            }`,
+            message: `call \`${call.id}\` cannot be released: ${reasonText(error)}`,
           });
         }
         return release.delivery.promise;

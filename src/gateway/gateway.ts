@@ -15,7 +15,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import { formatNotice } from "../review/notice.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
 import { outputOptions } from "../runtime/output_options.ts";
 import { spillFromConfig } from "../runtime/spill_from_config.ts";

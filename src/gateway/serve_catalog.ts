@@ -14,7 +14,7 @@
 
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { BLOB_URI_PREFIX, listBlobResources, readBlobResource } from "../service/blob_resources.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import {
   ErrorCode,
   GetPromptRequestSchema,

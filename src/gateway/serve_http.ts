@@ -12,6 +12,7 @@
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "../service/sdk.ts";
 import type { Gateway } from "./gateway.ts";
 import { checkAccess, isLoopback } from "./http_access.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** The path clients connect to. */
 export const MCP_PATH = "/mcp";
@@ -90,7 +91,7 @@ export async function serveHttp(
       await gateway.connect(transport, id);
     } catch (error) {
       // The gateway is shutting down: no new session.
-      return jsonError(503, error instanceof Error ? error.message : String(error));
+      return jsonError(503, reasonText(error));
     }
     return await transport.handleRequest(request, { parsedBody: body });
   };
@@ -100,8 +101,7 @@ export async function serveHttp(
     hostname: options.hostname,
     port: options.port,
     onListen: (addr) => listening.resolve(addr),
-    onError: (error) =>
-      jsonError(500, `internal error: ${error instanceof Error ? error.message : String(error)}`),
+    onError: (error) => jsonError(500, `internal error: ${reasonText(error)}`),
   }, handle);
   const addr = await listening.promise;
   {

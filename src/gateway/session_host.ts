@@ -29,7 +29,7 @@ import { createActor, type InspectionEvent, toPromise } from "xstate";
 import { type PhaseInput, phaseMachine } from "../machines/phase_machine.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ExecutionService } from "../service/execution_service.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import {
   type Prompt,
   type Resource,

@@ -6,7 +6,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 
 const observerLogger = getLogger(["spillway", "observer"]);

@@ -6,7 +6,7 @@
  */
 
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** `error` as a `SpillwayError`, `store_failed` unless it already has a code. */
 export function asStoreFailure(error: unknown): SpillwayError {

@@ -23,7 +23,7 @@ import type { Review } from "../review/review.ts";
 import { spendBatchBudget } from "../review/spend_batch_budget.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import type { Acknowledgement, DeliveryOutcome } from "../service/executor.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
 import { toolCallResponseEvent } from "../stream/tool_call_response_event.ts";
 import type { CallRecord, IndexedDelivery } from "./call_record.ts";

@@ -29,7 +29,7 @@ import type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** What a call that never reached the executor "delivers": the runtime itself is its caller. */
 function deliveryWithoutHandle(

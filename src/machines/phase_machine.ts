@@ -26,7 +26,7 @@ import { assign, enqueueActions, type EventObject, fromCallback, fromPromise, se
 import type { NoticeFact } from "../review/notice.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { Executor } from "../service/executor.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
 import type { CallRecord, IndexedReview } from "./call_record.ts";
 import { type CappedSlots, capSlots } from "./cap_slots.ts";

@@ -1,7 +1,7 @@
 /**
  * The prompter interface: how the `resultPrompt` state asks a person what to
  * do with a result under `result = "ask"` or `"edit"`. The terminal
- * implementation lives in `src/host`; tests use a scripted one.
+ * implementation lives in `src/terminal`; tests use a scripted one.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { enableVerboseLogging } from "../host/verbose_logging.ts";
+import { enableVerboseLogging } from "../terminal/verbose_logging.ts";
 import type { NoticeFact } from "../review/notice.ts";
 import { reportNotice } from "./report_notice.ts";
 

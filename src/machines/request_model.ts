@@ -21,7 +21,7 @@ import { utf8Length } from "../size/cap_text.ts";
 import type { StreamEvent } from "../stream/events.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
 import { asStoreFailure } from "./_store_failure.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { Clock } from "./turn_dependencies.ts";
 import type { TurnObserver } from "./turn_observer.ts";
 import { observe } from "./_observe.ts";

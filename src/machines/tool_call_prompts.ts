@@ -21,7 +21,7 @@ import {
   skippedCallReview,
   skippedResultReview,
 } from "./synthesized_reviews.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { ToolPolicy } from "./turn_dependencies.ts";
 
 /** What a prompt needs. */

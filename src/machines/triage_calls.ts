@@ -12,7 +12,7 @@
 
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ExecutionHandle, Executor } from "../service/executor.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { CallRecord } from "./call_record.ts";
 import { ExecutionLink } from "./execution_link.ts";
 import {

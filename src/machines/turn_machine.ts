@@ -28,7 +28,7 @@ import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import type { Executor } from "../service/executor.ts";
 import { utf8Length } from "../size/cap_text.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import { asStoreFailure } from "./_store_failure.ts";
 import type { IndexedDelivery } from "./call_record.ts";
 import { phaseMachine, type PhaseOutput } from "./phase_machine.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { enableVerboseLogging } from "../host/verbose_logging.ts";
+import { enableVerboseLogging } from "../terminal/verbose_logging.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { anthropicAnswer, anthropicError } from "../testing/anthropic_wire.ts";
 import { FakeModelServer } from "../testing/fake_model_server.ts";

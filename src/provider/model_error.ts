@@ -11,6 +11,7 @@
  */
 
 import { SpillwayError } from "../errors/spillway_error.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** What kind of failure a `provider_failed` error from a model API is. */
 export type ModelFailureKind =
@@ -172,7 +173,7 @@ function oneLine(text: string): string {
  */
 export function causeText(error: unknown): string {
   let current = error;
-  let text = error instanceof Error ? error.message : String(error);
+  let text = reasonText(error);
   for (
     let depth = 0;
     depth < 5 && current instanceof Error && current.cause !== undefined;

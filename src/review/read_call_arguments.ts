@@ -8,6 +8,8 @@
  * @module
  */
 
+import { reasonText } from "../errors/reason_text.ts";
+
 /** What is wrong with a call's arguments text. */
 export interface ArgumentsProblem {
   /** `"not valid JSON"`, or `"not a JSON object"` (an array, a string, …). */
@@ -54,7 +56,7 @@ export function readCallArguments(text: string): ReadArguments {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = reasonText(error);
     return {
       arguments: {},
       problem: { summary: "not valid JSON", detail: message },

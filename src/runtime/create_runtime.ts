@@ -26,7 +26,7 @@ import type {
   ProviderRequest,
   ToolSpec,
 } from "../provider/provider.ts";
-import { sanitizeForTerminal } from "../host/sanitize.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { formatNotice } from "../review/notice.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";

@@ -15,6 +15,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolAvailability } from "../config/unknown_tool_warnings.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { upstreamToolSource } from "./tool_sources_from_config.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** Options of {@linkcode listConfiguredTools}. */
 export interface ListConfiguredToolsOptions {
@@ -68,7 +69,7 @@ export async function listConfiguredTools(
           await source.close();
         }
       } catch (error) {
-        return { name, reason: error instanceof Error ? error.message : String(error) };
+        return { name, reason: reasonText(error) };
       }
     }),
   );

@@ -12,7 +12,7 @@
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { deliveryDifference } from "./delivery_difference.ts";
-import { reasonText } from "./reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import { CALL_ID_META_KEY, type ExecutionService, type ParkWaiter } from "./execution_service.ts";
 import type {
   Acknowledgement,

@@ -8,7 +8,7 @@
  */
 
 import { SpillwayError } from "../errors/spillway_error.ts";
-import { reasonText } from "./reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import type { ResolvedRoute } from "./tool_routes.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedOutcome } from "./parked_call.ts";

@@ -7,6 +7,7 @@
  */
 
 import type { StreamEvent } from "./events.ts";
+import { reasonText } from "../errors/reason_text.ts";
 
 /** The name of a conversation's log file, also the prefix of load warnings. */
 export const EVENTS_FILE = "events.jsonl";
@@ -54,5 +55,5 @@ export function tornLineWarning(bytes: number, line: number): string {
 
 /** The message part of an unknown thrown value. */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return reasonText(error);
 }

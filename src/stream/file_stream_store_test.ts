@@ -4,7 +4,7 @@ import { SpillwayError } from "../errors/spillway_error.ts";
 import type { StreamEvent } from "./events.ts";
 import { FileStreamStore, type FileStreamStoreOptions } from "./file_stream_store.ts";
 import { readEventLog } from "./_event_log_file.ts";
-import { defineStreamStoreContract, SAMPLE_EVENTS } from "./stream_store_contract.ts";
+import { defineStreamStoreContract, SAMPLE_EVENTS } from "../testing/stream_store_contract.ts";
 
 defineStreamStoreContract("FileStreamStore", async () => {
   const dir = await Deno.makeTempDir({ prefix: "spillway_stream_" });

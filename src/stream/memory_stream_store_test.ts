@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { MemoryStreamStore } from "./memory_stream_store.ts";
-import { defineStreamStoreContract, SAMPLE_EVENTS } from "./stream_store_contract.ts";
+import { defineStreamStoreContract, SAMPLE_EVENTS } from "../testing/stream_store_contract.ts";
 
 defineStreamStoreContract("MemoryStreamStore", () => {
   const store = new MemoryStreamStore();

@@ -1,6 +1,6 @@
 /**
  * The store interface every stream backend implements (file, memory, later
- * Deno KV), and which the contract suite in `stream_store_contract.ts` checks.
+ * Deno KV), and which the contract suite in `src/testing/stream_store_contract.ts` checks.
  *
  * @module
  */

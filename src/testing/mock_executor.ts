@@ -21,7 +21,7 @@ import type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import { CallToolResultSchema } from "../service/sdk.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
 import type { ToolResult } from "../service/tool_source.ts";

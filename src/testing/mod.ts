@@ -4,7 +4,7 @@
  * steps, a scripted prompter, a notice sink that collects lines, a fixed
  * clock, a scripted tool source, an in-memory stream store with fault
  * injection, a `MockExecutor` with canned results, and the contracts every
- * executor and every tool source pass. This module only re-exports.
+ * executor, every tool source and every stream store pass. This module only re-exports.
  *
  * ```ts
  * import assert from "node:assert/strict";
@@ -60,6 +60,11 @@ export {
   type SourceUnderTest,
   type ToolSourceContractOptions,
 } from "./tool_source_contract.ts";
+export {
+  defineStreamStoreContract,
+  SAMPLE_EVENTS,
+  type StoreUnderTest,
+} from "./stream_store_contract.ts";
 export {
   type FaultSwitch,
   MemoryStreamStore,

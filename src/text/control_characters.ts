@@ -4,7 +4,7 @@
  * them), the line and paragraph separators (line breaks to JavaScript and
  * some viewers), and the bidi controls (they reorder the text around them:
  * "Trojan Source"). Everything that shows outside text escapes them: the
- * terminal (`src/host/sanitize.ts`) and the responses that quote a model's
+ * terminal (`src/terminal/sanitize.ts`) and the responses that quote a model's
  * own arguments back to it (`src/machines/synthesized_reviews.ts`). One list,
  * here, so the two cannot drift apart. Pure: no I/O.
  *

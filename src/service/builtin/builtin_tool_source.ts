@@ -8,7 +8,7 @@
  */
 
 import { CallDeadline } from "../call_deadline.ts";
-import { reasonText } from "../reason_text.ts";
+import { reasonText } from "../../errors/reason_text.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, timedOutResult } from "../tool_timeout.ts";

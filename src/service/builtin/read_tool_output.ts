@@ -15,6 +15,7 @@ import { searchBlob } from "../../blobs/search_blob.ts";
 import type { ToolResult } from "../tool_source.ts";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { errorResult } from "./_confine.ts";
+import { reasonText } from "../../errors/reason_text.ts";
 
 /** The tool's name. */
 export const READ_TOOL_OUTPUT = "read_tool_output";
@@ -117,7 +118,7 @@ async function search(
   try {
     expression = new RegExp(pattern);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonText(error);
     return errorResult(
       `${READ_TOOL_OUTPUT}: pattern ${JSON.stringify(pattern)} is not valid: ${reason}`,
     );

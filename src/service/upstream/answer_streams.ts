@@ -20,6 +20,7 @@
  */
 
 import type { JSONRPCMessage } from "../sdk.ts";
+import { reasonText } from "../../errors/reason_text.ts";
 
 type RequestId = string | number;
 
@@ -134,7 +135,7 @@ function endMarked(body: ReadableStream<Uint8Array>, ids: RequestId[]): Readable
       try {
         chunk = await reader.read();
       } catch (error) {
-        end(controller, error instanceof Error ? error.message : String(error));
+        end(controller, reasonText(error));
         return;
       }
       if (chunk.done) end(controller);

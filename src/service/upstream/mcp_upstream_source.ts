@@ -37,7 +37,7 @@ import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.t
 import { SpillwayError } from "../../errors/spillway_error.ts";
 import { CallDeadline } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
-import { reasonText } from "../reason_text.ts";
+import { reasonText } from "../../errors/reason_text.ts";
 import {
   CallToolResultSchema,
   Client,

@@ -31,7 +31,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { reasonText } from "../reason_text.ts";
+import { reasonText } from "../../errors/reason_text.ts";
 import {
   type Client,
   CreateMessageRequestSchema,

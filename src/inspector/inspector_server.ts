@@ -10,7 +10,7 @@
  * @module
  */
 
-import { reasonText } from "../service/reason_text.ts";
+import { reasonText } from "../errors/reason_text.ts";
 import { machineMermaid } from "./machines_markdown.ts";
 import { FileTail } from "./file_tail.ts";
 import { InspectionReplay } from "./inspection_replay.ts";

@@ -8,8 +8,8 @@
 
 import assert from "node:assert/strict";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import type { StreamEvent } from "./events.ts";
-import type { ConversationStream, StreamStore } from "./stream_store.ts";
+import type { StreamEvent } from "../stream/events.ts";
+import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
 
 /** A fresh, empty store and how to remove it. */
 export interface StoreUnderTest {
