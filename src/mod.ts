@@ -48,7 +48,7 @@ export type { LlmProviderConfig } from "./config/llm_provider_config.ts";
 export type { ServeConfig } from "./config/serve_config.ts";
 export type { LlmProviderName, ModelId } from "./config/model_id.ts";
 export { ToolConfigWithDefaults } from "./config/tool_config_with_defaults.ts";
-export type { ToolSettings } from "./config/tool_settings.ts";
+export type { ToolConfigKey, ToolSettings } from "./config/tool_settings.ts";
 export type { ConfigValue } from "./config/config_value.ts";
 export type { ConfigSource, ConfigSourceKind } from "./config/config_source.ts";
 export type {
@@ -62,7 +62,6 @@ export type {
   ResultMode,
   ResultsFileLink,
   RunMode,
-  ToolConfigKey,
   ToolSourceRef,
 } from "./config/tool_vocabulary.ts";
 

@@ -11,7 +11,11 @@
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolConfigWithDefaults } from "../config/tool_config_with_defaults.ts";
-import type { ToolConfigKey } from "../config/tool_vocabulary.ts";
+import {
+  TOOL_CONFIG_KEY_NAMES,
+  TOOL_CONFIG_KEYS,
+  type ToolConfigKey,
+} from "../config/tool_settings.ts";
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
@@ -24,18 +28,6 @@ import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
-
-/** Keys shown for every tool; the rest appear when set, or always under `-v`. */
-const ALWAYS_SHOWN: readonly ToolConfigKey[] = ["run", "result", "size_threshold"];
-const SHOWN_WHEN_SET: readonly ToolConfigKey[] = [
-  "truncation",
-  "truncation_split",
-  "spill",
-  "cancellation_response",
-  "style.inline_results",
-  "style.results_file_link",
-  "description",
-];
 
 /** `spillway config check`. */
 export const configCheckCommand: Command = {
@@ -144,23 +136,20 @@ function toolsSection(
   return `Tools (a tool without its own setting inherits '*'):\n${safeTable(rows)}${note}`;
 }
 
+/** The keys shown for `tool`, as `TOOL_CONFIG_KEYS` says (`-v`: all with a value). */
 function keysToShow(tool: ToolConfigWithDefaults, verbose: boolean): ToolConfigKey[] {
   const isStar = tool.name === "*";
   const local = tool.source()?.kind === "local";
-  const keys: ToolConfigKey[] = [];
-  if (tool.hasOwn("source")) keys.push("source");
-  if (tool.hasOwn("command")) keys.push("command");
   const setHere = (key: ToolConfigKey) => {
     if (!isStar) return tool.hasOwn(key);
     const origin = tool.origin(key);
     return origin !== undefined && origin !== "default";
   };
-  if (local || setHere("timeout") || verbose) keys.push("timeout");
-  keys.push(...ALWAYS_SHOWN);
-  for (const key of SHOWN_WHEN_SET) {
-    if (setHere(key) || (verbose && tool.resolved(key) !== undefined)) keys.push(key);
-  }
-  return keys;
+  return TOOL_CONFIG_KEY_NAMES.filter((key) => {
+    const shown = TOOL_CONFIG_KEYS[key].shown;
+    return shown === "always" || setHere(key) || (shown === "when set or local" && local) ||
+      (verbose && tool.resolved(key) !== undefined);
+  });
 }
 
 function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
@@ -197,6 +186,11 @@ function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
       return shortString(tool.cancellationResponse());
     case "description":
       return shortString(tool.description() ?? "");
+    default: {
+      // A key added to TOOL_CONFIG_KEYS without a case here: its value as JSON.
+      const value = tool.resolved(key)?.value;
+      return value === undefined ? "" : JSON.stringify(value);
+    }
   }
 }
 

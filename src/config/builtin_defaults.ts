@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { ToolConfigKey } from "./tool_settings.ts";
+
 /**
  * Seconds a tool call may run, whatever its source (builtin, local, an
  * upstream MCP server), before it is stopped and answered with a timeout
@@ -47,4 +49,4 @@ export const BUILTIN_TOOL_DEFAULTS = {
   timeout: DEFAULT_TOOL_TIMEOUT_SECONDS,
   "style.inline_results": 10,
   "style.results_file_link": "osc8",
-} as const;
+} as const satisfies { readonly [K in ToolConfigKey]?: unknown };

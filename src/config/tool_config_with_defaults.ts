@@ -13,14 +13,13 @@ import { formatValue } from "./_format_value.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import { BUILTIN_TOOL_DEFAULTS } from "./builtin_defaults.ts";
 import type { ConfigValue } from "./config_value.ts";
-import type { ToolSettings } from "./tool_settings.ts";
+import type { ToolConfigKey, ToolSettings } from "./tool_settings.ts";
 import {
   type InlineResults,
   parseToolSourceRef,
   type ResultMode,
   type ResultsFileLink,
   type RunMode,
-  type ToolConfigKey,
   type ToolSourceRef,
 } from "./tool_vocabulary.ts";
 

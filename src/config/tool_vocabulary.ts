@@ -46,22 +46,6 @@ export type ToolSourceRef =
     readonly tool: string;
   };
 
-/** The tool keys `origin()` and messages use, spelled as in the TOML file. */
-export type ToolConfigKey =
-  | "source"
-  | "command"
-  | "timeout"
-  | "run"
-  | "result"
-  | "size_threshold"
-  | "truncation"
-  | "truncation_split"
-  | "spill"
-  | "cancellation_response"
-  | "style.inline_results"
-  | "style.results_file_link"
-  | "description";
-
 /**
  * Reads a `source` string. `toolName` fills in the upstream tool for
  * `"mcp.<server>"`. Returns `undefined` when the text is not a source.

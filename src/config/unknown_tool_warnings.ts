@@ -12,7 +12,7 @@
 import { closestName } from "./closest_name.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import type { SpillwayConfig } from "./spillway_config.ts";
-import type { ToolConfigKey } from "./tool_vocabulary.ts";
+import { TOOL_CONFIG_KEY_NAMES } from "./tool_settings.ts";
 
 /** What the tool sources were found to provide. */
 export interface ToolAvailability {
@@ -34,20 +34,6 @@ export interface ToolAvailability {
    */
   readonly notConsulted?: readonly { readonly source: string; readonly reason: string }[];
 }
-
-/** Every key of a tool entry, in the order the entry's place is looked up. */
-const ENTRY_KEYS: readonly ToolConfigKey[] = [
-  "source",
-  "command",
-  "timeout",
-  "run",
-  "result",
-  "size_threshold",
-  "cancellation_response",
-  "style.inline_results",
-  "style.results_file_link",
-  "description",
-];
 
 /**
  * One line per configured tool entry that no source provides (and per
@@ -132,7 +118,7 @@ export function unknownToolWarnings(
 /** `conversation.tools.name (file:line)`: the entry's key and where it is first set. */
 function describeEntry(name: string, config: SpillwayConfig): string {
   const tool = config.tool(name);
-  const key = ENTRY_KEYS.find((k) => tool.hasOwn(k));
+  const key = TOOL_CONFIG_KEY_NAMES.find((k) => tool.hasOwn(k));
   const at = key === undefined ? undefined : tool.resolved(key)?.at;
   const path = formatKeyPath(["conversation", "tools", name]);
   return at === undefined ? path : `${path} (${at})`;
