@@ -1,7 +1,8 @@
 /**
- * Aligned plain-text tables for command output: columns padded to their
- * widest cell, two spaces apart, no trailing spaces. Terminal readers get
- * columns that line up; scripts get lines that split on runs of spaces.
+ * Aligned plain-text tables for command output: rows indented two spaces,
+ * columns padded to their widest cell and three spaces apart, no trailing
+ * spaces. Terminal readers get columns that line up; scripts get lines that
+ * split on runs of spaces.
  *
  * @module
  */
