@@ -56,14 +56,26 @@ const held = new Map<string, Shared>();
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { lockConversation } from "./conversation_lock.ts";
+ * import { join } from "node:path";
+ * import { LOCK_FILE, lockConversation } from "./conversation_lock.ts";
  * const dir = await Deno.makeTempDir();
+ * // Whether another open file of the lock (as another process has) could take it.
+ * const free = async () => {
+ *   const file = await Deno.open(join(dir, LOCK_FILE), { write: true });
+ *   try {
+ *     return await file.tryLock(true);
+ *   } finally {
+ *     file.close();
+ *   }
+ * };
  * const lock = await lockConversation(dir, "c1");
  * const again = await lockConversation(dir, "c1"); // same process: shared
+ * assert.match(await Deno.readTextFile(join(dir, LOCK_FILE)), new RegExp(`^${Deno.pid} `));
  * again.release();
+ * assert.equal(await free(), false); // `lock` still holds it
  * lock.release();
+ * assert.equal(await free(), true);
  * await Deno.remove(dir, { recursive: true });
- * assert.ok(true);
  * ```
  */
 export async function lockConversation(dir: string, id: string): Promise<ConversationLock> {
