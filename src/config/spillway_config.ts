@@ -54,7 +54,11 @@ export interface ModelSetting extends ConfigValue<ModelId> {
  * ```
  */
 export class SpillwayConfig {
-  /** The layers looked at, in layering order (later wins), including absent optional files. */
+  /**
+   * The layers looked at, in layering order (later wins), including absent optional files.
+   *
+   * @internal for `config check`; not part of the embedding API
+   */
   readonly sources: readonly ConfigSource[];
   readonly #tools: ReadonlyMap<string, ToolSettings>;
   readonly #providers: readonly McpProviderConfig[];
@@ -67,6 +71,7 @@ export class SpillwayConfig {
    * {@linkcode loadConfig} instead: they validate before building.
    *
    * @param init merged, validated settings
+   * @internal built by the loader; not part of the embedding API
    */
   constructor(init: SpillwayConfigInit) {
     this.sources = init.sources;
@@ -83,17 +88,27 @@ export class SpillwayConfig {
   /**
    * The model `query` asks (`assistant.model.id`); `"script"`, the scripted
    * provider, unless configured.
+   *
+   * @internal for `query`; embedders pass a provider (`providerFromConfig(config)`)
    */
   model(): ModelSetting {
     return this.#model;
   }
 
-  /** The `[serve]` settings of `spillway serve`, defaults applied. */
+  /**
+   * The `[serve]` settings of `spillway serve`, defaults applied.
+   *
+   * @internal for `serve`; not part of the embedding API
+   */
   serve(): ServeConfig {
     return this.#serve;
   }
 
-  /** The `[providers.llm.<name>]` settings of a model API, defaults applied. */
+  /**
+   * The `[providers.llm.<name>]` settings of a model API, defaults applied.
+   *
+   * @internal for `providerFromConfig()` and `config check`; not part of the embedding API
+   */
   llmProvider(name: LlmProviderName): LlmProviderConfig {
     const found = this.#llmProviders.find((provider) => provider.name === name);
     if (found === undefined) throw new RangeError(`unknown model API ${name}`);
@@ -114,12 +129,20 @@ export class SpillwayConfig {
     return [...this.#tools.keys()].filter((name) => name !== "*");
   }
 
-  /** The `providers.mcp` servers, in the order first defined. */
+  /**
+   * The `providers.mcp` servers, in the order first defined.
+   *
+   * @internal for the runtime and `config check`; not part of the embedding API
+   */
   mcpProviders(): readonly McpProviderConfig[] {
     return this.#providers;
   }
 
-  /** The `providers.mcp.<name>` server, if defined. */
+  /**
+   * The `providers.mcp.<name>` server, if defined.
+   *
+   * @internal for the runtime; not part of the embedding API
+   */
   mcpProvider(name: string): McpProviderConfig | undefined {
     return this.#providers.find((provider) => provider.name === name);
   }

@@ -40,7 +40,6 @@ import {
  * assert.equal(tool.sizeThreshold().toString(), "1MB");
  * assert.equal(tool.run(), "ask");              // from '*'
  * assert.equal(tool.result(), "unattended");    // built-in default
- * assert.equal(tool.origin("result"), "default");
  * ```
  */
 export class ToolConfigWithDefaults {
@@ -57,6 +56,7 @@ export class ToolConfigWithDefaults {
    * @param own the tool's own merged table; `undefined` when it has none
    * @param star the merged `'*'` table (built-in defaults already applied,
    *   though missing keys still fall back to {@linkcode BUILTIN_TOOL_DEFAULTS})
+   * @internal built by `SpillwayConfig.tool()`; not part of the embedding API
    */
   constructor(name: string, own: ToolSettings | undefined, star: ToolSettings) {
     this.name = name;
@@ -146,17 +146,27 @@ export class ToolConfigWithDefaults {
    * Which layer the resolved value of `key` came from: `"default"`, a config
    * file path, or `"--cfg"`; `undefined` for an optional key nobody set
    * (`source`, `command`, `description`).
+   *
+   * @internal for `config check` and config warnings; not part of the embedding API
    */
   origin(key: ToolConfigKey): string | undefined {
     return this.resolved(key)?.origin;
   }
 
-  /** Whether the tool's own table sets `key` (rather than inheriting it from `'*'` or the defaults). */
+  /**
+   * Whether the tool's own table sets `key` (rather than inheriting it from `'*'` or the defaults).
+   *
+   * @internal for `config check` and config warnings; not part of the embedding API
+   */
   hasOwn(key: ToolConfigKey): boolean {
     return this.#own[key] !== undefined;
   }
 
-  /** The resolved value of `key` with its origin and place, if any layer set it. */
+  /**
+   * The resolved value of `key` with its origin and place, if any layer set it.
+   *
+   * @internal for `config check` and config warnings; not part of the embedding API
+   */
   resolved(key: ToolConfigKey): ConfigValue<unknown> | undefined {
     const found = this.#pick(key);
     if (found !== undefined) return found;
@@ -186,6 +196,8 @@ export class ToolConfigWithDefaults {
    * assert.equal(config.tool("lint").describe("run"), "c.toml:2: conversation.tools.'*'.run = \"ask\"");
    * assert.equal(config.tool("lint").describe("source"), undefined);
    * ```
+   *
+   * @internal for config problems and warnings; not part of the embedding API
    */
   describe(key: ToolConfigKey): string | undefined {
     const found = this.#pick(key);

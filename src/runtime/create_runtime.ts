@@ -54,7 +54,7 @@ export type ProviderLike = Provider | ((request: ProviderRequest) => Promise<Ass
 export interface RuntimeOptions {
   /** The model client. Required. */
   readonly provider: ProviderLike;
-  /** Where conversations (and the workspace `config.toml`) live. Default {@linkcode DEFAULT_WORKSPACE}. */
+  /** Where conversations (and the workspace `config.toml`) live. Default `.spillway`. */
   readonly workspace?: string;
   /** The configuration. Default: `loadConfig({ workspace })` (user and workspace files). */
   readonly config?: SpillwayConfig;

@@ -1,7 +1,8 @@
 /**
  * Test doubles for spillway and for applications that embed it
  * (`import … from "@spillway/spillway/testing"`): a provider that replays
- * steps, a scripted prompter, a notice sink that collects lines, a fixed
+ * steps, the provider that replays a TOML script (`query --script`), a
+ * scripted prompter, a notice sink that collects lines, a fixed
  * clock, a scripted tool source, an in-memory stream store with fault
  * injection, a `MockExecutor` with canned results, and the contracts every
  * executor, every tool source and every stream store pass. This module only re-exports.
@@ -70,14 +71,12 @@ export {
   MemoryStreamStore,
   type MemoryStreamStoreOptions,
 } from "../stream/memory_stream_store.ts";
-export type {
-  Acknowledgement,
-  BarrierKind,
-  DeliveryOutcome,
-  ExecutionHandle,
-  ExecutionOutcome,
-  Executor,
-} from "../service/executor.ts";
+export {
+  parseScript,
+  type Script,
+  type ScriptCycle,
+  ScriptedProvider,
+} from "../provider/scripted_provider.ts";
 export { FakeModelServer, type FakeReply, type RecordedRequest } from "./fake_model_server.ts";
 export {
   openAiAnswer,
