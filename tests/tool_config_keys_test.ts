@@ -25,6 +25,7 @@ import { reasonText } from "../src/errors/reason_text.ts";
 const SAMPLES: Readonly<Record<string, { value: string; entry?: string; star?: string }>> = {
   source: { value: '"builtin"' },
   command: { value: '["make"]', entry: 'source = "local"' },
+  pass_env: { value: '["GITHUB_TOKEN"]', entry: 'source = "local"\ncommand = ["make"]' },
   timeout: { value: "30" },
   run: { value: '"ask"' },
   result: { value: '"edit"' },

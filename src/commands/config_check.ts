@@ -158,6 +158,8 @@ function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
       return tool.source()?.text ?? "";
     case "command":
       return (tool.command() ?? []).map(quoteArg).join(" ");
+    case "pass_env":
+      return tool.passEnv().join(", ");
     case "timeout":
       return `${tool.timeoutMs() / 1000} s`;
     case "run":
@@ -266,8 +268,8 @@ function serveSection(
   env: Readonly<Record<string, string | undefined>>,
   shorten: (path: string) => string,
 ): string[] {
-  const { clientCeiling, tokenEnv, allowedOrigins } = config.serve();
-  const settings = [clientCeiling, tokenEnv, allowedOrigins];
+  const { clientCeiling, tokenEnv, allowedOrigins, maxRequestSize } = config.serve();
+  const settings = [clientCeiling, tokenEnv, allowedOrigins, maxRequestSize];
   if (settings.every((setting) => setting === undefined || setting.origin === "default")) return [];
   const from = (origin: string) =>
     origin === "default" || origin.startsWith("--") ? origin : shorten(origin);
@@ -288,6 +290,11 @@ function serveSection(
     allowedOrigins.value.length === 0 ? "none" : allowedOrigins.value.join(", "),
     from(allowedOrigins.origin),
   ]);
+  rows.push([
+    "serve.max_request_size",
+    maxRequestSize.value.toString(),
+    from(maxRequestSize.origin),
+  ]);
   return [`Serve:\n${formatTable(rows)}`];
 }
 
@@ -307,6 +314,7 @@ function providersSection(
       // Names only: environment values are often tokens.
       const names = Object.keys(provider.environment);
       if (names.length > 0) target += `  (env: ${names.join(", ")})`;
+      if (provider.passEnv.length > 0) target += `  (pass_env: ${provider.passEnv.join(", ")})`;
     }
     if (provider.origins["startup_timeout"] !== undefined) {
       target += `  (startup_timeout: ${provider.startupTimeoutMs / 1000} s)`;

@@ -15,7 +15,12 @@ import { BUILTIN_TOOL_DEFAULTS, DEFAULT_STARTUP_TIMEOUT_SECONDS } from "./builti
 import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
-import { DEFAULT_SERVE_TOKEN_ENV, type ServeConfig } from "./serve_config.ts";
+import {
+  DEFAULT_MAX_REQUEST_SIZE,
+  DEFAULT_SERVE_TOKEN_ENV,
+  type ServeConfig,
+} from "./serve_config.ts";
+import { ByteSize } from "../size/byte_size.ts";
 import { SpillwayConfig } from "./spillway_config.ts";
 import { checkMerged, type KeyEnvironment } from "./_check_merged.ts";
 import { indexKeyLines } from "./_key_lines.ts";
@@ -140,11 +145,12 @@ function defaultsLayer(): ConfigLayer {
 /** `[serve]`, its defaults applied. */
 function serveConfig(merged: ConfigLayer): ServeConfig {
   const byDefault = <T>(value: T): ConfigValue<T> => ({ value, origin: "default", at: "default" });
-  const { client_ceiling, token_env, allowed_origins } = merged.serve;
+  const { client_ceiling, token_env, allowed_origins, max_request_size } = merged.serve;
   return {
     ...(client_ceiling === undefined ? {} : { clientCeiling: client_ceiling }),
     tokenEnv: token_env ?? byDefault(DEFAULT_SERVE_TOKEN_ENV),
     allowedOrigins: allowed_origins ?? byDefault([]),
+    maxRequestSize: max_request_size ?? byDefault(ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE)),
   };
 }
 
@@ -170,7 +176,9 @@ function llmProvider(name: LlmProviderName, merged: ConfigLayer): LlmProviderCon
 /** Turns merged, cross-checked settings into the public provider shape. */
 function provider(name: string, settings: ProviderSettings): McpProviderConfig {
   const origins: Record<string, string> = {};
-  for (const key of ["type", "command", "arguments", "url", "startup_timeout"] as const) {
+  for (
+    const key of ["type", "command", "arguments", "url", "startup_timeout", "pass_env"] as const
+  ) {
     const value = settings[key];
     if (value !== undefined) origins[key] = value.origin;
   }
@@ -198,6 +206,7 @@ function provider(name: string, settings: ProviderSettings): McpProviderConfig {
     environment: Object.fromEntries(
       [...settings.environment].map(([key, value]) => [key, value.value]),
     ),
+    passEnv: settings.pass_env?.value ?? [],
     origins,
   };
 }

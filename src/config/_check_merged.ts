@@ -78,10 +78,22 @@ function checkTools(merged: ConfigLayer): string[] {
           '(an array of strings, e.g. ["cargo", "test"])',
       );
     }
+    const actual = source === undefined ? "source is not set" : `source is "${source.value}"`;
     if (command !== undefined && ref?.kind !== "local") {
-      const actual = source === undefined ? "source is not set" : `source is "${source.value}"`;
       errors.push(
         `${command.at}: ${key("command")} is only used with source = "local" (${actual})`,
+      );
+    }
+    // '*' may set it for every local tool; a named tool of another source has no process to give it to.
+    const passEnv = settings.pass_env;
+    if (name !== "*" && passEnv !== undefined && ref?.kind !== "local") {
+      const where = ref?.kind === "mcp"
+        ? `; an MCP server's environment is set in [${
+          formatKeyPath(["providers", "mcp", ref.server])
+        }]`
+        : "";
+      errors.push(
+        `${passEnv.at}: ${key("pass_env")} is only used with source = "local" (${actual}${where})`,
       );
     }
     if (source !== undefined && ref?.kind === "mcp" && !merged.providers.has(ref.server)) {
@@ -133,6 +145,7 @@ function checkProviders(merged: ConfigLayer): string[] {
       misplaced("command", settings.command, "stdio");
       misplaced("arguments", settings.arguments, "stdio");
       misplaced("environment", settings.environment.values().next().value, "stdio");
+      misplaced("pass_env", settings.pass_env, "stdio");
     }
   }
   return errors;

@@ -21,6 +21,8 @@ export interface ProviderSettings {
   command?: ConfigValue<string>;
   arguments?: ConfigValue<readonly string[]>;
   environment: Map<string, ConfigValue<string>>;
+  /** `pass_env` (stdio): the variables of spillway's environment the server also gets. */
+  pass_env?: ConfigValue<readonly string[]>;
   /** `headers` (http), merged header by header like `environment`. */
   headers: Map<string, ConfigValue<string>>;
   url?: ConfigValue<string>;
@@ -42,6 +44,7 @@ export interface ServeSettings {
   client_ceiling?: ConfigValue<ByteSize>;
   token_env?: ConfigValue<string>;
   allowed_origins?: ConfigValue<readonly string[]>;
+  max_request_size?: ConfigValue<ByteSize>;
 }
 
 /** The validated content of one layer, or of several merged. */

@@ -10,6 +10,7 @@ import type { ConfigValue } from "./config_value.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import { isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import type { ProviderSettings } from "./_layer.ts";
+import { validatePassEnv } from "./_validate_pass_env.ts";
 
 /** Keys of a provider table, in the order messages list them. */
 export const PROVIDER_KEYS = [
@@ -17,6 +18,7 @@ export const PROVIDER_KEYS = [
   "command",
   "arguments",
   "environment",
+  "pass_env",
   "url",
   "headers",
   "startup_timeout",
@@ -38,7 +40,7 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
     ctx.wrongType(
       base,
       table,
-      "a table with type, command, arguments, environment, url, headers or startup_timeout",
+      `a table with ${PROVIDER_KEYS.slice(0, -1).join(", ")} or ${PROVIDER_KEYS.at(-1)}`,
     );
     return;
   }
@@ -75,6 +77,9 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
         stringTable(ctx, path, value, settings.environment, {
           example: '{ GITHUB_TOKEN = "…" }',
         });
+        break;
+      case "pass_env":
+        put(settings, "pass_env", validatePassEnv(ctx, path, value));
         break;
       case "url":
         put(settings, "url", url(ctx, path, value));

@@ -4,8 +4,9 @@
  * result a client gets (as `--client-ceiling` does; the flag wins);
  * `token_env` names the environment variable holding the HTTP bearer token;
  * `allowed_origins` lists the web origins, besides loopback ones, whose
- * pages may call the gateway. The token itself is refused by name: a
- * secret never goes in a config file.
+ * pages may call the gateway; `max_request_size` bounds what a client may
+ * POST. The token itself is refused by name: a secret never goes in a
+ * config file.
  *
  * @module
  */
@@ -15,9 +16,15 @@ import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import { assignment, isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import { envName } from "./_validate_llm_provider.ts";
+import { MIN_MAX_REQUEST_SIZE_BYTES } from "./serve_config.ts";
 
 /** Keys of `[serve]`, in the order messages list them. */
-export const SERVE_KEYS = ["client_ceiling", "token_env", "allowed_origins"] as const;
+export const SERVE_KEYS = [
+  "client_ceiling",
+  "token_env",
+  "allowed_origins",
+  "max_request_size",
+] as const;
 
 /** Validates `value` as the `[serve]` table and stores what is valid in `ctx.layer`. */
 export function validateServe(ctx: LayerContext, value: unknown): void {
@@ -34,6 +41,8 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
       put(settings, "token_env", envName(ctx, path, item, "SPILLWAY_SERVE_TOKEN"));
     } else if (key === "allowed_origins") {
       put(settings, "allowed_origins", origins(ctx, path, item));
+    } else if (key === "max_request_size") {
+      put(settings, "max_request_size", maxRequestSize(ctx, path, item));
     } else if (key === "token") {
       // Do not quote the value: it is the secret.
       ctx.fail(
@@ -62,6 +71,27 @@ function clientCeiling(ctx: LayerContext, path: string[], value: unknown) {
     return ctx.fail(
       path,
       `${assignment(path, value)} is below the 1KB minimum: leave it out for no client ceiling`,
+    );
+  }
+  return ctx.value(path, size);
+}
+
+function maxRequestSize(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = 'a size such as "4MB" or "16MB", or a byte count';
+  if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
+    return ctx.wrongType(path, value, expected);
+  }
+  let size: ByteSize;
+  try {
+    size = ByteSize.parse(value);
+  } catch (error) {
+    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
+  }
+  if (size.bytes < MIN_MAX_REQUEST_SIZE_BYTES) {
+    return ctx.fail(
+      path,
+      `${assignment(path, value)} is below the 1KB minimum: an initialize request alone is ` +
+        "about 300 bytes, and tool arguments come on top",
     );
   }
   return ctx.value(path, size);

@@ -17,7 +17,7 @@ export interface McpProviderBase {
   readonly startupTimeoutMs: number;
   /**
    * Which layer set each key (`"type"`, `"command"`, `"arguments"`, `"url"`,
-   * `"startup_timeout"`, `"environment.<VAR>"`): a file path or `"--cfg"`;
+   * `"startup_timeout"`, `"pass_env"`, `"environment.<VAR>"`): a file path or `"--cfg"`;
    * a key left at its default has no entry.
    */
   readonly origins: Readonly<Record<string, string>>;
@@ -31,8 +31,13 @@ export interface McpStdioProviderConfig extends McpProviderBase {
   readonly command: string;
   /** Its arguments. Defaults to `[]`. */
   readonly arguments: readonly string[];
-  /** Extra environment variables for it. Defaults to `{}`. */
+  /** Variables set for it (`environment`), over what it gets of spillway's. Defaults to `{}`. */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * The variables of spillway's environment it gets besides the default ones
+   * (`pass_env`): names, prefixes ending in `*`, or `"*"`. Defaults to `[]`.
+   */
+  readonly passEnv: readonly string[];
 }
 
 /** A server reached over Streamable HTTP. */

@@ -48,6 +48,7 @@ timeout = 30
 [conversation.tools.cargo_test]
 source = "local"
 command = ["cargo", "test"]
+pass_env = ["CARGO_HOME", "RUST*"]
 timeout = 2.5
 size_threshold = 2048
 description = "Runs the tests."
@@ -62,6 +63,7 @@ type = "stdio"
 command = "github-mcp-server"
 arguments = ["stdio"]
 environment = { GITHUB_TOKEN = "t" }
+pass_env = ["GH_*"]
 
 [providers.mcp.remote]
 type = "http"
@@ -82,6 +84,8 @@ startup_timeout = 2.5
   const cargo = config.tool("cargo_test");
   assert.deepEqual(cargo.source(), { kind: "local", text: "local" });
   assert.deepEqual(cargo.command(), ["cargo", "test"]);
+  assert.deepEqual(cargo.passEnv(), ["CARGO_HOME", "RUST*"]);
+  assert.deepEqual(star.passEnv(), []);
   assert.equal(cargo.timeoutMs(), 2500);
   assert.equal(cargo.sizeThreshold().bytes?.bytes, 2048);
   assert.equal(cargo.description(), "Runs the tests.");
@@ -105,11 +109,13 @@ startup_timeout = 2.5
       command: "github-mcp-server",
       arguments: ["stdio"],
       environment: { GITHUB_TOKEN: "t" },
+      passEnv: ["GH_*"],
       startupTimeoutMs: 30_000,
       origins: {
         type: "full.toml",
         command: "full.toml",
         arguments: "full.toml",
+        pass_env: "full.toml",
         "environment.GITHUB_TOKEN": "full.toml",
       },
     },
@@ -148,7 +154,7 @@ style.inline_results = "some"
   assert.deepEqual(found, [
     "c.toml:3: conversation.tools.'*'.result = 3 has the wrong type (expected a string, one of: unattended, ask, edit, skip)",
     "c.toml:4: conversation.tools.'*'.size_threshold = \"1TB\": invalid size `1TB`: unknown unit `tb` (expected B, KB, MB, or GB)",
-    "c.toml:7: unknown key conversation.tools.cargo_test.size_treshold (expected one of: source, command, timeout, run, result, size_threshold, truncation, truncation_split, spill, cancellation_response, style, description)",
+    "c.toml:7: unknown key conversation.tools.cargo_test.size_treshold (expected one of: source, command, pass_env, timeout, run, result, size_threshold, truncation, truncation_split, spill, cancellation_response, style, description)",
     'c.toml:8: conversation.tools.cargo_test.size_threshold = "512" is below the 1KB minimum: use "unlimited" for no limit, or result = "skip" for no result at all',
     'c.toml:9: conversation.tools.cargo_test.command = "cargo test" has the wrong type (expected an array of strings, e.g. ["cargo", "test"])',
     "c.toml:10: conversation.tools.cargo_test.timeout = 0 is not valid (expected a positive number of seconds, e.g. 120)",
@@ -204,7 +210,7 @@ cwd = "/"
       "c.toml:4: unknown key conversation.history (expected one of: tools)",
       "c.toml:6: unknown key conversation.tools.x.style.colour (expected one of: inline_results, results_file_link)",
       "c.toml:7: unknown key providers.lsp (expected one of: mcp, llm)",
-      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, url, headers, startup_timeout)",
+      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, pass_env, url, headers, startup_timeout)",
     ],
   );
 });

@@ -10,7 +10,12 @@ import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { LlmProviderConfig } from "./llm_provider_config.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
-import { DEFAULT_SERVE_TOKEN_ENV, type ServeConfig } from "./serve_config.ts";
+import {
+  DEFAULT_MAX_REQUEST_SIZE,
+  DEFAULT_SERVE_TOKEN_ENV,
+  type ServeConfig,
+} from "./serve_config.ts";
+import { ByteSize } from "../size/byte_size.ts";
 import type { LlmProviderName, ModelId } from "./model_id.ts";
 import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -82,6 +87,11 @@ export class SpillwayConfig {
     this.#serve = init.serve ?? {
       tokenEnv: { value: DEFAULT_SERVE_TOKEN_ENV, origin: "default", at: "default" },
       allowedOrigins: { value: [], origin: "default", at: "default" },
+      maxRequestSize: {
+        value: ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE),
+        origin: "default",
+        at: "default",
+      },
     };
   }
 

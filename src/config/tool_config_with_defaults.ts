@@ -132,6 +132,15 @@ export class ToolConfigWithDefaults {
     return this.#own.command?.value;
   }
 
+  /**
+   * The variables of spillway's environment a local tool gets besides the
+   * default ones (`pass_env`): names, prefixes ending in `*`, or `"*"`.
+   * Default: none.
+   */
+  passEnv(): readonly string[] {
+    return this.#pick("pass_env")?.value ?? [];
+  }
+
   /** How long a local tool may run, in milliseconds (default 120 s). */
   timeoutMs(): number {
     return Math.round((this.#pick("timeout")?.value ?? BUILTIN_TOOL_DEFAULTS.timeout) * 1000);

@@ -34,6 +34,7 @@ import {
   trueOrFalse,
   truncationSplit,
 } from "./_tool_values.ts";
+import { validatePassEnv } from "./_validate_pass_env.ts";
 import {
   type InlineResults,
   RESULT_MODES,
@@ -50,6 +51,8 @@ export interface ToolSettings {
   readonly source?: ConfigValue<string>;
   /** `command`: the argv of a local tool. */
   readonly command?: ConfigValue<readonly string[]>;
+  /** `pass_env`: the variables of spillway's environment a local tool also gets. */
+  readonly pass_env?: ConfigValue<readonly string[]>;
   /** `timeout` in seconds. */
   readonly timeout?: ConfigValue<number>;
   /** `run`. */
@@ -118,6 +121,7 @@ type ValueOf<K extends ToolConfigKey> = NonNullable<ToolSettings[K]> extends Con
 export const TOOL_CONFIG_KEYS: { readonly [K in ToolConfigKey]-?: ToolKeySpec<ValueOf<K>> } = {
   source: { read: toolSource, only: "named tool" },
   command: { read: argv, only: "named tool" },
+  pass_env: { read: validatePassEnv },
   timeout: { read: seconds, shown: "when set or local" },
   run: { read: oneOf(RUN_MODES), shown: "always" },
   result: { read: oneOf(RESULT_MODES), shown: "always" },
