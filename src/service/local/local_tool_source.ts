@@ -48,8 +48,13 @@ export interface LocalToolSpec {
   readonly timeoutMs?: number;
   /** Working directory. Default: the runtime's current directory. */
   readonly cwd?: string;
-  /** Variables added to the inherited environment. Default: none. */
+  /** Variables added to the inherited environment (or the whole environment, with `clearEnv`). Default: none. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Whether the command gets `env` (and the two `SPILLWAY_TOOL_*` variables)
+   * alone, nothing of spillway's own environment. Default: `false`.
+   */
+  readonly clearEnv?: boolean;
 }
 
 /** Options of {@linkcode LocalToolSource}. */
@@ -148,6 +153,7 @@ export class LocalToolSource implements ToolSource {
         SPILLWAY_TOOL_NAME: spec.name,
         SPILLWAY_TOOL_ARGUMENTS: stdin.byteLength <= MAX_ENV_ARGUMENTS_BYTES ? json : "",
       },
+      clearEnv: spec.clearEnv ?? false,
       stdin,
       timeoutMs,
       killGraceMs: this.#killGraceMs,

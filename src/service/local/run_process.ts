@@ -33,8 +33,10 @@ export const KILL_GRACE_MS = 2_000;
 export interface RunProcessOptions {
   /** Working directory. Default: the current directory. */
   readonly cwd?: string;
-  /** Variables added to the inherited environment. Default: none. */
+  /** Variables added to the inherited environment (or the whole environment, with `clearEnv`). Default: none. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Whether the process gets `env` alone, nothing of this process's environment. Default: `false`. */
+  readonly clearEnv?: boolean;
   /** Bytes written to the child's stdin, which is then closed. Default: empty. */
   readonly stdin?: Uint8Array;
   /** Deadline after which the group is killed and the outcome is `timed_out`. */
@@ -114,6 +116,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       args,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.env === undefined ? {} : { env: { ...options.env } }),
+      clearEnv: options.clearEnv ?? false,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

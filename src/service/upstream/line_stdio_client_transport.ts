@@ -63,8 +63,10 @@ export interface LineStdioClientTransportOptions {
   readonly command: string;
   /** Its arguments. Default: none. */
   readonly args?: readonly string[];
-  /** Variables added to the inherited environment. Default: none. */
+  /** Variables added to the inherited environment (or the whole environment, with `clearEnv`). Default: none. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Whether the server gets `env` alone, nothing of spillway's own environment. Default: `false`. */
+  readonly clearEnv?: boolean;
   /** Working directory. Default: the current directory. */
   readonly cwd?: string;
   /**
@@ -173,12 +175,13 @@ export class LineStdioClientTransport implements Transport {
     if (this.#connection !== undefined || this.#shutdown !== undefined) {
       return Promise.reject(new Error("LineStdioClientTransport already started"));
     }
-    const { command, args = [], env, cwd, stderr = "inherit" } = this.#options;
+    const { command, args = [], env, clearEnv = false, cwd, stderr = "inherit" } = this.#options;
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(command, {
         args: [...args],
         ...(env === undefined ? {} : { env: { ...env } }),
+        clearEnv,
         ...(cwd === undefined ? {} : { cwd }),
         stdin: "piped",
         stdout: "piped",
