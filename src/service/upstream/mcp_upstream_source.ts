@@ -103,8 +103,10 @@ export interface McpUpstreamSourceOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Its arguments. Default: none. */
   readonly args?: readonly string[];
-  /** Variables added to the inherited environment. Default: none. */
+  /** Variables added to the inherited environment (or the whole environment, with `clearEnv`). Default: none. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Whether the server gets `env` alone, nothing of spillway's own environment. Default: `false`. */
+  readonly clearEnv?: boolean;
   /** Working directory. Default: the current directory. */
   readonly cwd?: string;
   /** Where the server's stderr goes. Default: `"inherit"`. */
@@ -418,7 +420,7 @@ export class McpUpstreamSource implements ToolSource {
 
   /** A transport to the server: its process's stdio, or its HTTP endpoint. */
   #openTransport(): LineStdioClientTransport | HttpUpstreamTransport {
-    const { command, url, headers, args, env, cwd, stderr, closeGraceMs } = this.#options;
+    const { command, url, headers, args, env, clearEnv, cwd, stderr, closeGraceMs } = this.#options;
     if (url !== undefined) {
       return new HttpUpstreamTransport({ url, ...(headers === undefined ? {} : { headers }) });
     }
@@ -426,6 +428,7 @@ export class McpUpstreamSource implements ToolSource {
       command: command ?? "",
       ...(args === undefined ? {} : { args }),
       ...(env === undefined ? {} : { env }),
+      ...(clearEnv === undefined ? {} : { clearEnv }),
       ...(cwd === undefined ? {} : { cwd }),
       ...(stderr === undefined ? {} : { stderr }),
       ...(closeGraceMs === undefined ? {} : { closeGraceMs }),
