@@ -19,8 +19,13 @@ export interface ServeStdio {
 /**
  * Spawns `spillway serve --stdio --workspace DIR/ws --config CONFIG` from
  * `dir` (the machine's own user config kept out) and connects a client.
+ * `env` is set for spillway on top of this process's environment.
  */
-export async function serveStdio(dir: string, config: string): Promise<ServeStdio> {
+export async function serveStdio(
+  dir: string,
+  config: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServeStdio> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: [
@@ -35,7 +40,7 @@ export async function serveStdio(dir: string, config: string): Promise<ServeStdi
       config,
     ],
     cwd: dir,
-    env: { ...Deno.env.toObject(), XDG_CONFIG_HOME: join(dir, "no-user-config") },
+    env: { ...Deno.env.toObject(), XDG_CONFIG_HOME: join(dir, "no-user-config"), ...env },
     stderr: "pipe",
   });
   let stderr = "";

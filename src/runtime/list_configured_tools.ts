@@ -15,6 +15,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolAvailability } from "../config/unknown_tool_warnings.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { upstreamToolSource } from "./tool_sources_from_config.ts";
+import { secretVariables } from "../config/secret_variables.ts";
 import { reasonText } from "../errors/reason_text.ts";
 
 /** Options of {@linkcode listConfiguredTools}. */
@@ -57,11 +58,16 @@ export async function listConfiguredTools(
     if (source?.kind === "mcp") routed.push([name, `mcp.${source.server}`, source.tool]);
   }
   sourceTools.set("local", local);
+  const secrets = secretVariables(config).map((secret) => secret.name);
   const listed = await Promise.all(
     config.mcpProviders().map(async (provider) => {
       const name = `mcp.${provider.name}`;
       try {
-        const source = upstreamToolSource(provider, { cwd: options.cwd, upstreamStderr: "null" });
+        const source = upstreamToolSource(provider, {
+          cwd: options.cwd,
+          upstreamStderr: "null",
+          secrets,
+        });
         try {
           // The source gives up, and stops the server, after its startup_timeout.
           return { name, tools: (await source.list()).map((tool) => tool.name) };

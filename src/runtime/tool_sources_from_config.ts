@@ -3,11 +3,16 @@
  * builtin tools (plus any registered in code), one local source for every
  * `source = "local"` entry, one upstream source per `providers.mcp.<name>`,
  * and the renames that `source = "mcp.<server>.<tool>"` entries ask for.
+ * Every process these sources start (a local tool, a stdio server) gets its
+ * environment from {@linkcode childEnvironment}: the default variables, what
+ * its `pass_env` names and its `environment`, never spillway's secrets
+ * ({@linkcode secretVariables}) unless named.
  *
  * @module
  */
 
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
+import { secretVariables } from "../config/secret_variables.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
@@ -16,6 +21,7 @@ import type { ToolRoute } from "../service/execution_service.ts";
 import { LocalToolSource, type LocalToolSpec } from "../service/local/local_tool_source.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import { childEnvironment } from "../service/subprocess/child_environment.ts";
 import { upstreamTimeoutFor } from "./upstream_timeout_for.ts";
 
 /** Sources and renames for one runtime. */
@@ -39,12 +45,19 @@ export interface ToolSourcesOptions {
    * requests (`spillway serve` relays them to its clients). Default: `false`.
    */
   readonly relayInquiries?: boolean;
+  /**
+   * spillway's own environment, of which the processes it starts get part.
+   * Default: `Deno.env.toObject()`, read when the sources are built.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Options of {@linkcode upstreamToolSource}. */
 export interface UpstreamToolSourceOptions extends ToolSourcesOptions {
   /** How long a call of a tool (the server's name for it) may run, in ms. Default: 120 s. */
   readonly timeoutFor?: (tool: string) => number;
+  /** The variables a stdio server never gets unless its `pass_env` names them: `secretVariables(config)`. */
+  readonly secrets: Iterable<string>;
 }
 
 /**
@@ -56,6 +69,8 @@ export function toolSourcesFromConfig(
   options: ToolSourcesOptions,
 ): ToolSourcesPlan {
   const timeoutOf = (tool: string) => config.tool(tool).timeoutMs();
+  const inherited = options.env ?? Deno.env.toObject();
+  const secrets = secretVariables(config).map((secret) => secret.name);
   const sources: ToolSource[] = [
     new BuiltinToolSource({
       cwd: options.cwd,
@@ -76,6 +91,8 @@ export function toolSourcesFromConfig(
         command,
         timeoutMs: tool.timeoutMs(),
         cwd: options.cwd,
+        env: childEnvironment(inherited, { secrets, passEnv: tool.passEnv() }),
+        clearEnv: true,
         ...(description === undefined ? {} : { description }),
       });
     } else if (source?.kind === "mcp") {
@@ -92,6 +109,8 @@ export function toolSourcesFromConfig(
     sources.push(
       upstreamToolSource(provider, {
         ...options,
+        env: inherited,
+        secrets,
         timeoutFor: upstreamTimeoutFor(config, provider.name),
       }),
     );
@@ -122,7 +141,12 @@ export function upstreamToolSource(
     ...common,
     command: provider.command,
     args: provider.arguments,
-    env: provider.environment,
+    env: childEnvironment(options.env ?? Deno.env.toObject(), {
+      secrets: options.secrets,
+      passEnv: provider.passEnv,
+      set: provider.environment,
+    }),
+    clearEnv: true,
     cwd: options.cwd,
     stderr: options.upstreamStderr ?? "inherit",
   });
