@@ -8,7 +8,7 @@
 
 import { parseConfig } from "../src/config/parse_config.ts";
 import { Gateway, type GatewayOptions } from "../src/gateway/gateway.ts";
-import { type HttpServing, serveHttp } from "../src/gateway/serve_http.ts";
+import { type HttpServing, serveHttp, type ServeHttpOptions } from "../src/gateway/serve_http.ts";
 import type { NoticeFact } from "../src/review/notice.ts";
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
@@ -69,6 +69,8 @@ export async function startHttpGateway(
     readonly config?: string;
     readonly token?: string | undefined;
     readonly gateway?: Partial<GatewayOptions>;
+    /** Options of `serveHttp` beyond the address and the token. Default: none. */
+    readonly http?: Omit<ServeHttpOptions, "hostname" | "port" | "token">;
   } = {},
 ): Promise<HttpGateway> {
   const workspace = await Deno.makeTempDir({ prefix: "spillway-gateway-" });
@@ -89,7 +91,12 @@ export async function startHttpGateway(
     throw error;
   }
   const token = "token" in options ? options.token : "test-token";
-  const serving = await serveHttp(gateway, { hostname: "127.0.0.1", port: 0, token });
+  const serving = await serveHttp(gateway, {
+    ...options.http,
+    hostname: "127.0.0.1",
+    port: 0,
+    token,
+  });
   const clients: Client[] = [];
   return {
     gateway,

@@ -14,48 +14,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { BROWSER_IGNORED_NOTE, IGNORE_BROWSER_TESTS, launchChromium } from "./_chromium.ts";
 import { InspectionReplay } from "../src/inspector/inspection_replay.ts";
 import { serveInspector } from "../src/inspector/inspector_server.ts";
 import { recordRun } from "./_recorded_run.ts";
 import { recordServe } from "./_recorded_serve.ts";
-
-const CHROMIUM = Deno.env.get("SPILLWAY_CHROMIUM") ?? "/usr/bin/chromium";
-const REQUIRED = Deno.env.get("SPILLWAY_REQUIRE_CHROMIUM") === "1";
-
-/** Why Chromium cannot run here, or `undefined` when it is there. */
-async function chromiumMissing(): Promise<string | undefined> {
-  const install = "apt-get install -y chromium, or set SPILLWAY_CHROMIUM to another Chromium";
-  try {
-    const info = await Deno.stat(CHROMIUM);
-    if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return undefined;
-    return `${CHROMIUM} is not an executable file: ${install}`;
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    return `no Chromium at ${CHROMIUM}: ${install}`;
-  }
-}
-
-const noChromium = await chromiumMissing();
-
-async function launch(): Promise<Browser> {
-  if (noChromium !== undefined) throw new Error(`${noChromium} (SPILLWAY_REQUIRE_CHROMIUM=1)`);
-  // playwright-core probes /proc/sys/fs/binfmt_misc at load (is this WSL?), a path Deno lets
-  // only --allow-all read, and throws where Node would answer false. The probe is skipped when
-  // __IS_WSL_TEST__ is set; its answer only serves opening files in desktop apps, never done here.
-  Deno.env.set("__IS_WSL_TEST__", "1");
-  const { chromium } = await import("playwright-core");
-  return await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-}
 
 /** The step of the replay whose `said` starts with `prefix`. */
 function stepWhere(replay: InspectionReplay, prefix: string): number {
@@ -91,11 +54,10 @@ function texts(page: Page, selector: string): Promise<string[]> {
 }
 
 Deno.test({
-  name: "the inspector page, in headless Chromium" +
-    (noChromium !== undefined && !REQUIRED ? ` (ignored: ${noChromium})` : ""),
-  ignore: noChromium !== undefined && !REQUIRED,
+  name: `the inspector page, in headless Chromium${BROWSER_IGNORED_NOTE}`,
+  ignore: IGNORE_BROWSER_TESTS,
   async fn(t) {
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       await t.step("replays a recorded run with two cut responses", () => replays(browser));
       await t.step("follows a run while its file grows", () => follows(browser));

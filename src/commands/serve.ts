@@ -210,6 +210,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
           ...address,
           token: token?.value,
           allowedOrigins: settings.allowedOrigins.value,
+          maxRequestBytes: settings.maxRequestSize.value.bytes,
         });
         serving = http;
         io.stderr(`spillway serve: ${gateway.tools.length} tools at ${http.url}\n`);

@@ -19,12 +19,30 @@ export function isLoopback(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(bare) || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
-/** The host part of a `Host` header (`localhost:8080` → `localhost`, `[::1]:80` → `[::1]`). */
-function hostOf(header: string): string {
-  const value = header.trim().toLowerCase();
-  if (value.startsWith("[")) return value.slice(0, value.indexOf("]") + 1);
-  const colon = value.lastIndexOf(":");
-  return colon === -1 ? value : value.slice(0, colon);
+/** `HOST[:PORT]`: a name or IPv4 address, or an IPv6 address in brackets, then a port. */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)(?::(\d{1,5}))?$/;
+
+/**
+ * The host part of a `Host` header (`localhost:8080` → `localhost`,
+ * `[::1]:80` → `[::1]`), or `undefined` when the header is not `HOST[:PORT]`
+ * (`[::1]evil.example`, `a b`, a port past 65535): such a request is refused
+ * before anything reads its URL.
+ */
+function hostOf(header: string): string | undefined {
+  const match = HOST_HEADER.exec(header.trim().toLowerCase());
+  if (match === null || Number(match[2] ?? 0) > 65535) return undefined;
+  return match[1];
+}
+
+/** The longest part of a refused header quoted back: the answer names it, not echoes it. */
+const MAX_QUOTED_HEADER_CHARS = 100;
+
+/** `value` as a refusal quotes it: escaped like a JSON string's content, and cut short. */
+function quoted(value: string): string {
+  const cut = value.length > MAX_QUOTED_HEADER_CHARS
+    ? `${value.slice(0, MAX_QUOTED_HEADER_CHARS)}…`
+    : value;
+  return JSON.stringify(cut).slice(1, -1);
 }
 
 /** Options of {@linkcode checkAccess}. */
@@ -38,8 +56,10 @@ export interface AccessPolicy {
 }
 
 /**
- * `undefined` when `request` may go on, else the response refusing it:
- * 403 for a foreign `Host` or `Origin`, 401 without the right token.
+ * `undefined` when `request` may go on, else the response refusing it: 400
+ * for a `Host` that is no host, 403 for a foreign `Host` or `Origin`, 401
+ * without the right token. A preflight (`OPTIONS`) needs no token: browsers
+ * send none with it, and its answer only says what the page may send.
  *
  * @example
  * ```ts
@@ -57,14 +77,21 @@ export interface AccessPolicy {
  */
 export function checkAccess(request: Request, policy: AccessPolicy): Response | undefined {
   const host = request.headers.get("host");
-  if (policy.loopback && host !== null && !isLoopback(hostOf(host))) {
-    return refuse(403, `Host \`${host}\` is not a loopback name: refused (DNS rebinding guard)`);
+  const hostname = host === null ? undefined : hostOf(host);
+  if (host !== null && hostname === undefined) {
+    return refuse(400, `Host \`${quoted(host)}\` is not a host name (expected HOST[:PORT])`);
+  }
+  if (policy.loopback && hostname !== undefined && !isLoopback(hostname)) {
+    return refuse(
+      403,
+      `Host \`${quoted(host ?? "")}\` is not a loopback name: refused (DNS rebinding guard)`,
+    );
   }
   const origin = request.headers.get("origin");
   if (origin !== null && !originAllowed(origin, policy.allowedOrigins ?? [])) {
-    return refuse(403, `Origin \`${origin}\` is not allowed`);
+    return refuse(403, `Origin \`${quoted(origin)}\` is not allowed`);
   }
-  if (policy.token !== undefined) {
+  if (policy.token !== undefined && request.method !== "OPTIONS") {
     const given = request.headers.get("authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(given);
     if (match === null || !sameSecret(match[1] ?? "", policy.token)) {
@@ -82,6 +109,15 @@ export function checkAccess(request: Request, policy: AccessPolicy): Response | 
     }
   }
   return undefined;
+}
+
+/**
+ * The request's `Origin` when it is one whose pages may call the gateway (a
+ * loopback origin, or one of `allowedOrigins`); `undefined` without one.
+ */
+export function allowedOrigin(request: Request, policy: AccessPolicy): string | undefined {
+  const origin = request.headers.get("origin");
+  return origin !== null && originAllowed(origin, policy.allowedOrigins ?? []) ? origin : undefined;
 }
 
 function originAllowed(origin: string, allowed: readonly string[]): boolean {

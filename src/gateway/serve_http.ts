@@ -4,15 +4,24 @@
  * header): POST carries requests, GET opens the stream of server-to-client
  * messages, DELETE ends the session. Every request passes
  * {@linkcode checkAccess} first, so a request without the token reaches no
- * tool.
+ * tool. Every POST body is read within `maxRequestBytes` and a deadline
+ * ({@linkcode readRequestBody}), with a session or without; pages of
+ * allowed origins get CORS answers ({@linkcode corsPreflight}).
  *
  * @module
  */
 
+import { getLogger } from "@logtape/logtape";
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "../service/sdk.ts";
+import { ByteSize } from "../size/byte_size.ts";
+import { DEFAULT_MAX_REQUEST_SIZE } from "../config/serve_config.ts";
 import type { Gateway } from "./gateway.ts";
-import { checkAccess, isLoopback } from "./http_access.ts";
+import { allowedOrigin, checkAccess, isLoopback } from "./http_access.ts";
+import { corsPreflight, withCors } from "./cors.ts";
+import { BODY_TIMEOUT_MS, readRequestBody } from "./read_request_body.ts";
 import { reasonText } from "../errors/reason_text.ts";
+
+const log = getLogger(["spillway", "gateway"]);
 
 /** The path clients connect to. */
 export const MCP_PATH = "/mcp";
@@ -27,6 +36,13 @@ export interface ServeHttpOptions {
   readonly token: string | undefined;
   /** Origins allowed besides loopback ones. Default: none. */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * The largest POST body, in bytes (`serve.max_request_size`); a larger one
+   * is answered 413 unread. Default: {@linkcode DEFAULT_MAX_REQUEST_SIZE}.
+   */
+  readonly maxRequestBytes?: number;
+  /** How long a POST body may take to arrive. Default: {@linkcode BODY_TIMEOUT_MS}. */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** A listening gateway. */
@@ -58,28 +74,61 @@ export async function serveHttp(
     loopback,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   };
+  const maxBytes = options.maxRequestBytes ?? ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE).bytes;
+  const tooLarge = jsonError(413, tooLargeMessage(maxBytes));
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  /** A POST's body, parsed as JSON, or the answer refusing it. */
+  const readJson = async (request: Request): Promise<{ json: unknown } | Response> => {
+    const body = await readRequestBody(request, { maxBytes, timeoutMs: bodyTimeoutMs });
+    switch (body.kind) {
+      case "too_large":
+        return tooLarge.clone();
+      case "timed_out":
+        return jsonError(408, `the request body did not arrive within ${bodyTimeoutMs / 1000} s`);
+      case "broken":
+        return jsonError(400, "the request body was cut off");
+    }
+    try {
+      return { json: JSON.parse(new TextDecoder().decode(body.bytes)) };
+    } catch {
+      // Not JSON: each path says it the way it always has.
+      return request.headers.has("mcp-session-id")
+        ? jsonError(400, "Parse error: Invalid JSON", -32700)
+        : jsonError(400, "the request body is not JSON");
+    }
+  };
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
-  const handle = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    if (url.pathname !== MCP_PATH) {
-      return new Response(`not found: MCP is served at ${MCP_PATH}\n`, { status: 404 });
-    }
+  const route = async (request: Request): Promise<Response> => {
+    // The Host is checked before anything reads the URL built from it.
     const refused = checkAccess(request, policy);
     if (refused !== undefined) return refused;
+    if (new URL(request.url).pathname !== MCP_PATH) {
+      return new Response(`not found: MCP is served at ${MCP_PATH}\n`, { status: 404 });
+    }
+    if (request.method === "OPTIONS") {
+      const origin = allowedOrigin(request, policy);
+      return origin === undefined
+        ? new Response(null, { status: 204, headers: { allow: "GET, POST, DELETE, OPTIONS" } })
+        : corsPreflight(origin);
+    }
     const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId !== null) {
-      const transport = transports.get(sessionId);
-      if (transport === undefined) return jsonError(404, "unknown or ended session");
-      return await transport.handleRequest(request);
+    const session = sessionId === null ? undefined : transports.get(sessionId);
+    if (sessionId !== null && session === undefined) {
+      return jsonError(404, "unknown or ended session");
     }
-    if (request.method !== "POST") return jsonError(400, "no session: initialize first");
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
-      return jsonError(400, "the request body is not JSON");
+    if (request.method !== "POST") {
+      return session === undefined
+        ? jsonError(400, "no session: initialize first")
+        : await session.handleRequest(request);
     }
+    // Every POST, of a session or not, is read within the limit before anything parses it.
+    const read = await readJson(request);
+    if (read instanceof Response) return read;
+    if (session !== undefined) {
+      return await session.handleRequest(request, { parsedBody: read.json });
+    }
+    const body = read.json;
     if (!isInitializeRequest(body)) return jsonError(400, "no session: initialize first");
     const id = crypto.randomUUID();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -96,12 +145,26 @@ export async function serveHttp(
     return await transport.handleRequest(request, { parsedBody: body });
   };
 
+  const handle = async (request: Request): Promise<Response> => {
+    const response = await route(request);
+    // A page of an allowed origin may read every answer, refusals included.
+    const origin = allowedOrigin(request, policy);
+    return origin === undefined || request.method === "OPTIONS"
+      ? response
+      : withCors(response, origin);
+  };
+
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: options.hostname,
     port: options.port,
     onListen: (addr) => listening.resolve(addr),
-    onError: (error) => jsonError(500, `internal error: ${reasonText(error)}`),
+    // The answer names no detail (an error may quote a request, a header, a
+    // token); the log has it.
+    onError: (error) => {
+      log.error("HTTP request failed: {error}", { error: reasonText(error) });
+      return jsonError(500, "internal error (spillway's log has the details)", -32603);
+    },
   }, handle);
   const addr = await listening.promise;
   {
@@ -121,9 +184,16 @@ export async function serveHttp(
   }
 }
 
-function jsonError(status: number, message: string): Response {
+function jsonError(status: number, message: string, code = -32000): Response {
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }),
     { status, headers: { "content-type": "application/json" } },
   );
+}
+
+/** The 413 answer's message: the limit, and the setting that raises it. */
+function tooLargeMessage(maxBytes: number): string {
+  const size = ByteSize.fromBytes(maxBytes);
+  return `the request body is larger than ${size.human()}, the most spillway serve takes ` +
+    `(serve.max_request_size = "${size.toString()}"): send less, or raise the setting`;
 }
