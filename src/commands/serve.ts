@@ -10,7 +10,7 @@
 
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
-import { DEFAULT_SERVE_TOKEN_ENV, type ServeConfig } from "../config/serve_config.ts";
+import { DEFAULT_SERVE_TOKEN_ENV } from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { Gateway } from "../gateway/gateway.ts";
@@ -38,6 +38,7 @@ import {
 } from "./_common_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
+import { serveToken } from "./_serve_token.ts";
 
 /** The environment variable holding the HTTP bearer token unless `serve.token_env` names another. */
 export const TOKEN_ENV = DEFAULT_SERVE_TOKEN_ENV;
@@ -156,7 +157,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   }
   const settings = config.serve();
   const clientCeiling = ceilingFlag ?? settings.clientCeiling?.value;
-  const token = address === undefined || noAuth ? undefined : bearerToken(settings, io);
+  const token = address === undefined || noAuth ? undefined : serveToken(settings, io.env);
   const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
   // Listening from the start: a signal while upstream servers start must not
   // kill spillway and leave them running.
@@ -186,6 +187,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     // A misspelled entry would apply to nothing: say so at start, then serve.
     const tools = gateway.tools.map((tool) => tool.name);
     for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
+    if (token?.warning !== undefined) printLine(`warning: ${token.warning}`);
     const quiet = flags.boolean("quiet");
     const where = join(workspace, "conversations");
     const stopped = new Promise<void>((resolve) => {
@@ -233,32 +235,4 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     inspection?.close();
     await stopLogging();
   }
-}
-
-/**
- * The bearer token: the variable `serve.token_env` names (by default
- * {@linkcode TOKEN_ENV}); unset, a generated one, unless the user named the
- * variable on purpose: then its absence is an error, not a surprise token.
- */
-function bearerToken(settings: ServeConfig, io: CommandIo): { value: string; generated: boolean } {
-  const { tokenEnv } = settings;
-  const value = io.env[tokenEnv.value];
-  if (value !== undefined && value !== "") return { value, generated: false };
-  if (tokenEnv.origin !== "default") {
-    throw new SpillwayError(
-      "config_invalid",
-      `${tokenEnv.at}: serve.token_env = "${tokenEnv.value}" names a variable that is not set: ` +
-        `set ${tokenEnv.value} to the token your clients send, or remove serve.token_env to ` +
-        `get a generated token`,
-    );
-  }
-  return { value: generateToken(), generated: true };
-}
-
-/** 32 random bytes, hex. */
-function generateToken(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(32)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
 }
