@@ -114,7 +114,7 @@ export async function lockConversation(dir: string, id: string): Promise<Convers
 }
 
 async function take(path: string, id: string): Promise<Deno.FsFile> {
-  const file = await Deno.open(path, { read: true, write: true, create: true });
+  const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
   try {
     if (!await tryLockOverOwnCopies(file, path)) throw await lockedError(path, id);
     // Who holds it, for the message a second writer prints.

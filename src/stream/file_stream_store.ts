@@ -115,7 +115,9 @@ export class FileStreamStore implements StreamStore {
       let lock: ConversationLock | undefined;
       try {
         const dirExisted = await exists(dir);
-        await Deno.mkdir(dir, { recursive: true });
+        // Only their owner reads conversations: 0700 folders (the workspace too, when this
+        // creates it), a 0600 log, whatever the umask.
+        await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
         // Locked before the torn-tail check: another writer's line in
         // progress is not a torn line to cut off.
         lock = await lockConversation(dir, id);
@@ -125,6 +127,7 @@ export class FileStreamStore implements StreamStore {
           create: true,
           write: true,
           read: false,
+          mode: 0o600,
         });
         const warnings: string[] = [];
         let state = this.#states.get(id);
