@@ -19,15 +19,17 @@ export interface ServeStdio {
 /**
  * Spawns `spillway serve --stdio --workspace DIR/ws --config CONFIG` from
  * `dir` (the machine's own user config kept out) and connects a client.
- * `env` is set for spillway on top of this process's environment.
+ * `env` is set for spillway on top of this process's environment;
+ * `options.denoPath` runs another `deno` (a wrapper script). Default: this one.
  */
 export async function serveStdio(
   dir: string,
   config: string,
   env: Readonly<Record<string, string>> = {},
+  options: { readonly denoPath?: string } = {},
 ): Promise<ServeStdio> {
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
+    command: options.denoPath ?? Deno.execPath(),
     args: [
       "run",
       "-A",

@@ -7,8 +7,10 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { tightenWorkspaceFolders } from "../files/private_folders.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { shownPath } from "../terminal/shown_path.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -35,4 +37,20 @@ export function workspaceOf(flags: ParsedFlags, io: CommandIo): Workspace {
     resultsDir: (id) => join(dir, "results", id),
     shown: (path) => shownPath(io.cwd, path),
   };
+}
+
+/**
+ * Makes the folders of `dir` that an older spillway left readable by others
+ * private (0700), and says so in one line; nothing when there were none, so
+ * the line comes once. The commands that write a workspace call it at start.
+ */
+export async function keepWorkspacePrivate(dir: string, io: CommandIo): Promise<void> {
+  const tightened = await tightenWorkspaceFolders(dir);
+  if (tightened.length === 0) return;
+  const names = tightened.map((folder) =>
+    `${basename(folder.path)} (was ${folder.was.toString(8).padStart(4, "0")})`
+  );
+  const line = `spillway: made ${names.join(", ")} in ${shownPath(io.cwd, dir)} private ` +
+    "(0700): what tools returned there was readable by anyone on this machine";
+  io.stderr(`${sanitizeForTerminal(line, { singleLine: true })}\n`);
 }

@@ -38,6 +38,7 @@ import type { ParsedFlags } from "./_flags.ts";
 import { repairHint } from "./_repair_hint.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import { queryProvider } from "./_query_provider.ts";
+import { keepWorkspacePrivate } from "./_workspace.ts";
 
 /** `spillway query`. */
 export const queryCommand: Command = {
@@ -100,13 +101,15 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     env: io.env,
     notice: (text) => io.stderr(sanitizeForTerminal(`${text}\n`)),
   });
+  const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
+  await keepWorkspacePrivate(workspace, io);
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
   try {
     return await queryOnTerminal(prompt, {
       io,
       config,
       provider,
-      workspace: resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE),
+      workspace,
       conversationId: flags.string("conversation") ?? newConversationId(),
       quiet: flags.boolean("quiet"),
       inspectPath: flags.string("inspect"),

@@ -39,6 +39,7 @@ import {
 import { printConfigProblems } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { serveToken } from "./_serve_token.ts";
+import { keepWorkspacePrivate } from "./_workspace.ts";
 
 /** The environment variable holding the HTTP bearer token unless `serve.token_env` names another. */
 export const TOKEN_ENV = DEFAULT_SERVE_TOKEN_ENV;
@@ -159,6 +160,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const clientCeiling = ceilingFlag ?? settings.clientCeiling?.value;
   const token = address === undefined || noAuth ? undefined : serveToken(settings, io.env);
   const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
+  await keepWorkspacePrivate(workspace, io);
   // Listening from the start: a signal while upstream servers start must not
   // kill spillway and leave them running.
   using stop = StopSignals.listen({
