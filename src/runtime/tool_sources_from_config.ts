@@ -22,6 +22,7 @@ import { LocalToolSource, type LocalToolSpec } from "../service/local/local_tool
 import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 import { childEnvironment } from "../service/subprocess/child_environment.ts";
+import { StderrWindow } from "../service/upstream/stderr_window.ts";
 import { upstreamTimeoutFor } from "./upstream_timeout_for.ts";
 
 /** Sources and renames for one runtime. */
@@ -36,7 +37,11 @@ export interface ToolSourcesOptions {
   readonly cwd: string;
   /** Builtin tools registered in code, beside `fs_list_files` and `fs_read_file`. */
   readonly tools?: readonly BuiltinTool[];
-  /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default: `"inherit"`. */
+  /**
+   * Where upstream servers' stderr goes: `"inherit"`, `"null"`, or a text
+   * sink, which gets at most `STDERR_WINDOW_BYTES` of each server's a
+   * minute (and a line saying what was dropped). Default: `"inherit"`.
+   */
   readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
   /** Receives what a person should know (an upstream server started again). Default: the log. */
   readonly warn?: (message: string) => void;
@@ -137,6 +142,8 @@ export function upstreamToolSource(
   if (provider.type === "http") {
     return new McpUpstreamSource({ ...common, url: provider.url, headers: provider.headers });
   }
+  // What reaches spillway's own stderr is bounded per server (and says what it dropped).
+  const stderr = options.upstreamStderr ?? "inherit";
   return new McpUpstreamSource({
     ...common,
     command: provider.command,
@@ -148,6 +155,8 @@ export function upstreamToolSource(
     }),
     clearEnv: true,
     cwd: options.cwd,
-    stderr: options.upstreamStderr ?? "inherit",
+    stderr: typeof stderr === "function"
+      ? new StderrWindow({ label: `mcp.${provider.name}`, sink: stderr })
+      : stderr,
   });
 }

@@ -70,12 +70,21 @@ export interface LineStdioClientTransportOptions {
   /** Working directory. Default: the current directory. */
   readonly cwd?: string;
   /**
-   * Where the server's stderr goes: `"inherit"` (our stderr), `"null"`, or a
-   * callback receiving it as decoded text chunks. Default: `"inherit"`.
+   * Where the server's stderr goes: `"inherit"` (our stderr), `"null"`, a
+   * callback receiving it as decoded text chunks, or a {@linkcode StderrSink}
+   * (which also hears when it ends). Default: `"inherit"`.
    */
-  readonly stderr?: "inherit" | "null" | ((text: string) => void);
+  readonly stderr?: "inherit" | "null" | ((text: string) => void) | StderrSink;
   /** Shutdown grace, see {@linkcode STDIO_CLOSE_GRACE_MS}. Default: that constant. */
   readonly closeGraceMs?: number;
+}
+
+/** Takes a server's stderr as decoded text, and hears when it ends (once per connection). */
+export interface StderrSink {
+  /** The next text the server wrote. */
+  write(text: string): void;
+  /** The server's stderr ended: it exited or was stopped. */
+  end(): void;
 }
 
 /** One spawned server and the tasks draining its pipes. */
@@ -185,14 +194,18 @@ export class LineStdioClientTransport implements Transport {
         ...(cwd === undefined ? {} : { cwd }),
         stdin: "piped",
         stdout: "piped",
-        stderr: typeof stderr === "function" ? "piped" : stderr,
+        stderr: typeof stderr === "string" ? stderr : "piped",
         detached: true,
       }).spawn();
     } catch (error) {
       return Promise.reject(error);
     }
     const stdout = child.stdout.getReader();
-    const stderrSink = typeof stderr === "function" ? stderr : undefined;
+    const stderrSink: StderrSink | undefined = typeof stderr === "string"
+      ? undefined
+      : typeof stderr === "function"
+      ? { write: stderr, end: () => {} }
+      : stderr;
     const stderrReader = stderrSink === undefined ? undefined : child.stderr.getReader();
     const status = child.status.then((s) => {
       this.#exitStatus = s;
@@ -349,10 +362,10 @@ export class LineStdioClientTransport implements Transport {
   }
 }
 
-/** Streams a pipe to a text callback, decoding UTF-8 across chunk boundaries. */
+/** Streams a pipe to a text sink, decoding UTF-8 across chunk boundaries, then ends it. */
 async function pipeText(
   reader: ReadableStreamDefaultReader<Uint8Array>,
-  sink: (text: string) => void,
+  sink: StderrSink,
 ): Promise<void> {
   const decoder = new TextDecoder();
   try {
@@ -360,13 +373,14 @@ async function pipeText(
       const { done, value } = await reader.read();
       if (done) break;
       const text = decoder.decode(value, { stream: true });
-      if (text !== "") sink(text);
+      if (text !== "") sink.write(text);
     }
   } catch {
     // A broken stderr pipe only loses diagnostics.
   }
   const rest = decoder.decode();
-  if (rest !== "") sink(rest);
+  if (rest !== "") sink.write(rest);
+  sink.end();
 }
 
 function asError(error: unknown): Error {
