@@ -63,7 +63,9 @@ notices and logs go to stderr.
 host is given. Requests need "Authorization: Bearer <token>": the token is
 $${TOKEN_ENV} (or the variable serve.token_env names) if set, else generated
 and printed to stderr. --no-auth turns
-it off, and is refused unless the address is loopback.
+it off, and is refused unless the address is loopback. A POST larger than
+serve.max_request_size (4MB) is refused with 413; pages of loopback origins
+and of serve.allowed_origins get CORS answers (docs/security.md).
 
 --client-ceiling SIZE: for clients that move large results into files: no
 result is larger than SIZE (at least 1KB); the flag wins over
