@@ -144,7 +144,7 @@ Deno.test({
         try {
           const mcp = new Client({ name: "behind-proxy", version: "1.0.0" });
           await mcp.connect(
-            new StreamableHTTPClientTransport(new URL(`https://localhost:${proxyPort}/mcp`), {
+            new StreamableHTTPClientTransport(new URL(`https://127.0.0.1:${proxyPort}/mcp`), {
               requestInit: { headers: { authorization: `Bearer ${gw.token}` } },
               fetch: (url, init) => fetch(url, { ...init, client }),
             }),
@@ -164,13 +164,13 @@ Deno.test({
         ]);
         // Headers that never end: the proxy answers 408 at its timeout (10 s) and closes.
         const slow = await Deno.connectTls({
-          hostname: "localhost",
+          hostname: "127.0.0.1",
           port: proxyPort,
           caCerts: [certificate],
         });
         try {
           await slow.write(
-            new TextEncoder().encode("POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: "),
+            new TextEncoder().encode("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "),
           );
           const buffer = new Uint8Array(1024);
           const n = await slow.read(buffer);
