@@ -75,7 +75,15 @@ Deno.test({
     const workspace = await workspaceWith(CONFIG, { "first.toml": FIRST, "second.toml": SECOND });
     const conversations = join(workspace, "conversations");
     await Deno.mkdir(conversations);
-    const mount = await run("mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", conversations);
+    const mount = await run(
+      "mount",
+      "-t",
+      "tmpfs",
+      "-o",
+      "size=600k,mode=0700",
+      "tmpfs",
+      conversations,
+    );
     assert.ok(mount.success, mount.stderr);
     try {
       const first = await query(workspace, ["--quiet", "--script", "first.toml", "fill it up"]);
@@ -151,7 +159,15 @@ Deno.test({
     const workspace = await workspaceWith(CAPPED_CONFIG, { "capped.toml": CAPPED });
     const conversations = join(workspace, "conversations");
     await Deno.mkdir(conversations);
-    const mount = await run("mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", conversations);
+    const mount = await run(
+      "mount",
+      "-t",
+      "tmpfs",
+      "-o",
+      "size=600k,mode=0700",
+      "tmpfs",
+      conversations,
+    );
     assert.ok(mount.success, mount.stderr);
     let mounted = true;
     try {

@@ -43,7 +43,8 @@ Deno.test("a conversation cut short by a crash is repaired when continued, and t
   const workspace = await workspaceWith("", { "script.toml": SCRIPT });
   try {
     const dir = join(workspace, "conversations", ID);
-    await Deno.mkdir(dir, { recursive: true });
+    // As spillway lays a conversation out (an older one's 0755 folders get a note of their own).
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
     await Deno.writeTextFile(
       join(dir, "events.jsonl"),
       CUT_SHORT.map((event) => JSON.stringify(event) + "\n").join(""),
