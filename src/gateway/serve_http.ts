@@ -11,7 +11,6 @@
  * @module
  */
 
-import { getLogger } from "@logtape/logtape";
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "../service/sdk.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { DEFAULT_MAX_REQUEST_SIZE } from "../config/serve_config.ts";
@@ -20,8 +19,7 @@ import { allowedOrigin, checkAccess, isLoopback } from "./http_access.ts";
 import { corsPreflight, withCors } from "./cors.ts";
 import { BODY_TIMEOUT_MS, readRequestBody } from "./read_request_body.ts";
 import { reasonText } from "../errors/reason_text.ts";
-
-const log = getLogger(["spillway", "gateway"]);
+import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 
 /** The path clients connect to. */
 export const MCP_PATH = "/mcp";
@@ -160,10 +158,16 @@ export async function serveHttp(
     port: options.port,
     onListen: (addr) => listening.resolve(addr),
     // The answer names no detail (an error may quote a request, a header, a
-    // token); the log has it.
+    // token); spillway's own stderr has it: an internal error is a bug to report.
     onError: (error) => {
-      log.error("HTTP request failed: {error}", { error: reasonText(error) });
-      return jsonError(500, "internal error (spillway's log has the details)", -32603);
+      console.error(
+        sanitizeForTerminal(
+          `spillway serve: internal error answering a request: ${
+            error instanceof Error ? (error.stack ?? error.message) : reasonText(error)
+          }`,
+        ),
+      );
+      return jsonError(500, "internal error (spillway's stderr says what)", -32603);
     },
   }, handle);
   const addr = await listening.promise;
