@@ -268,8 +268,15 @@ function serveSection(
   env: Readonly<Record<string, string | undefined>>,
   shorten: (path: string) => string,
 ): string[] {
-  const { clientCeiling, tokenEnv, allowedOrigins, maxRequestSize } = config.serve();
-  const settings = [clientCeiling, tokenEnv, allowedOrigins, maxRequestSize];
+  const { clientCeiling, clientCeilings, tokenEnv, allowedOrigins, maxRequestSize } = config
+    .serve();
+  const settings = [
+    clientCeiling,
+    tokenEnv,
+    allowedOrigins,
+    maxRequestSize,
+    ...clientCeilings.values(),
+  ];
   if (settings.every((setting) => setting === undefined || setting.origin === "default")) return [];
   const from = (origin: string) =>
     origin === "default" || origin.startsWith("--") ? origin : shorten(origin);
@@ -279,6 +286,13 @@ function serveSection(
     clientCeiling?.value.toString() ?? "none",
     from(clientCeiling?.origin ?? "default"),
   ]);
+  for (const [name, ceiling] of clientCeilings) {
+    rows.push([
+      `serve.client_ceilings.${/^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name)}`,
+      ceiling.value.toString(),
+      from(ceiling.origin),
+    ]);
+  }
   const set = (env[tokenEnv.value] ?? "") !== "";
   rows.push([
     "serve.token_env",

@@ -42,6 +42,8 @@ export interface LlmSettings {
 /** The `[serve]` table under construction. */
 export interface ServeSettings {
   client_ceiling?: ConfigValue<ByteSize>;
+  /** By client name; layers merge entry by entry. */
+  client_ceilings?: Map<string, ConfigValue<ByteSize>>;
   token_env?: ConfigValue<string>;
   allowed_origins?: ConfigValue<readonly string[]>;
   max_request_size?: ConfigValue<ByteSize>;
@@ -92,7 +94,11 @@ export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
     for (const [name, settings] of layer.llm) {
       merged.llm.set(name, Object.assign(merged.llm.get(name) ?? {}, definedOnly(settings)));
     }
-    Object.assign(merged.serve, definedOnly(layer.serve));
+    const { client_ceilings: ceilings, ...serve } = layer.serve;
+    Object.assign(merged.serve, definedOnly(serve));
+    if (ceilings !== undefined) {
+      merged.serve.client_ceilings = new Map([...merged.serve.client_ceilings ?? [], ...ceilings]);
+    }
     for (const key of layer.invalid) merged.invalid.add(key);
   }
   return merged;

@@ -2,6 +2,9 @@
  * Validates the `[serve]` table of a layer: the settings of `spillway
  * serve` that a user keeps from run to run. `client_ceiling` caps every
  * result a client gets (as `--client-ceiling` does; the flag wins);
+ * `client_ceilings` sets the ceiling of the sessions of one client, by the
+ * name it announces in `initialize` (adding to or overriding the clients
+ * spillway knows);
  * `token_env` names the environment variable holding the HTTP bearer token;
  * `allowed_origins` lists the web origins, besides loopback ones, whose
  * pages may call the gateway; `max_request_size` bounds what a client may
@@ -21,6 +24,7 @@ import { MIN_MAX_REQUEST_SIZE_BYTES } from "./serve_config.ts";
 /** Keys of `[serve]`, in the order messages list them. */
 export const SERVE_KEYS = [
   "client_ceiling",
+  "client_ceilings",
   "token_env",
   "allowed_origins",
   "max_request_size",
@@ -36,7 +40,13 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
   for (const [key, item] of Object.entries(value)) {
     const path = ["serve", key];
     if (key === "client_ceiling") {
-      put(settings, "client_ceiling", clientCeiling(ctx, path, item));
+      put(
+        settings,
+        "client_ceiling",
+        clientCeiling(ctx, path, item, "leave it out for no client ceiling"),
+      );
+    } else if (key === "client_ceilings") {
+      clientCeilings(ctx, path, item);
     } else if (key === "token_env") {
       put(settings, "token_env", envName(ctx, path, item, "SPILLWAY_SERVE_TOKEN"));
     } else if (key === "allowed_origins") {
@@ -56,7 +66,25 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
   }
 }
 
-function clientCeiling(ctx: LayerContext, path: string[], value: unknown) {
+/** `[serve.client_ceilings]`: client name → ceiling, each entry validated on its own. */
+function clientCeilings(ctx: LayerContext, path: string[], value: unknown): void {
+  if (!isTable(value)) {
+    ctx.wrongType(path, value, 'a table of client names, e.g. "codex-mcp-client" = "64KB"');
+    return;
+  }
+  const ceilings = ctx.layer.serve.client_ceilings ??= new Map();
+  for (const [name, item] of Object.entries(value)) {
+    const ceiling = clientCeiling(
+      ctx,
+      [...path, name],
+      item,
+      "leave it out for the ceiling spillway knows for that client, if any",
+    );
+    if (ceiling !== undefined) ceilings.set(name, ceiling);
+  }
+}
+
+function clientCeiling(ctx: LayerContext, path: string[], value: unknown, without: string) {
   const expected = 'a size such as "500KB" or "1MB", or a byte count';
   if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
     return ctx.wrongType(path, value, expected);
@@ -70,7 +98,7 @@ function clientCeiling(ctx: LayerContext, path: string[], value: unknown) {
   if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
     return ctx.fail(
       path,
-      `${assignment(path, value)} is below the 1KB minimum: leave it out for no client ceiling`,
+      `${assignment(path, value)} is below the 1KB minimum: ${without}`,
     );
   }
   return ctx.value(path, size);

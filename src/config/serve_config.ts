@@ -25,6 +25,12 @@ export const MIN_MAX_REQUEST_SIZE_BYTES = 1024;
 export interface ServeConfig {
   /** `client_ceiling`: no result a client gets is larger. Absent: no client ceiling. */
   readonly clientCeiling?: ConfigValue<ByteSize>;
+  /**
+   * `client_ceilings`: the ceiling of one client's sessions, by the name it
+   * announces in `initialize` (`clientInfo.name`); each adds to or overrides
+   * the ceilings spillway knows. Default: none.
+   */
+  readonly clientCeilings: ReadonlyMap<string, ConfigValue<ByteSize>>;
   /** `token_env`: the variable holding the bearer token; origin `"default"` when not set. */
   readonly tokenEnv: ConfigValue<string>;
   /** `allowed_origins`: web origins allowed besides loopback ones. Default: none. */

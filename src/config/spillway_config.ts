@@ -85,6 +85,7 @@ export class SpillwayConfig {
     this.#model = init.model;
     this.#llmProviders = init.llmProviders;
     this.#serve = init.serve ?? {
+      clientCeilings: new Map(),
       tokenEnv: { value: DEFAULT_SERVE_TOKEN_ENV, origin: "default", at: "default" },
       allowedOrigins: { value: [], origin: "default", at: "default" },
       maxRequestSize: {
