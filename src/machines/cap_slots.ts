@@ -34,8 +34,9 @@ export function capSlots(records: readonly CallRecord[]): CappedSlots {
       throw new Error(`phase end reached with slot ${record.index} unwritten`);
     }
     if (record.route === "answered" || policy === undefined) return record;
-    const { truncation, thresholdCause: cause, structuredResults: structured } = policy;
-    const cut = capReview(review, policy.sizeThreshold, { truncation, cause, structured });
+    const { truncation, thresholdCause: cause, thresholdClient: client } = policy;
+    const structured = policy.structuredResults;
+    const cut = capReview(review, policy.sizeThreshold, { truncation, cause, client, structured });
     if (cut.notice !== undefined) notices.push(cut.notice);
     // Cut or not, the review now carries its tool's truncation for the batch ceiling.
     return cut.review === review ? record : { ...record, review: cut.review };

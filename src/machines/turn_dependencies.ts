@@ -29,6 +29,12 @@ export interface ToolPolicy {
    */
   readonly thresholdCause?: "size_threshold" | "client ceiling";
   /**
+   * With `thresholdCause` `"client ceiling"`: the client whose own limit it
+   * is, named by the notices (`client ceiling: codex`). Default: none (the
+   * ceiling is `--client-ceiling`'s).
+   */
+  readonly thresholdClient?: string;
+  /**
    * Whether the tool's results must carry structured content: `spillway
    * serve` sets it for a tool it lists with an output schema. A response
    * that is not the tool's own (cut, edited) is then recorded and delivered

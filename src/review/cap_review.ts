@@ -24,6 +24,8 @@ export interface CapReviewOptions {
    * ceiling is the lower limit.
    */
   readonly cause?: "size_threshold" | "client ceiling" | undefined;
+  /** Whose client ceiling it is (see {@linkcode NoticeFact.client}); only with `client ceiling`. */
+  readonly client?: string | undefined;
   /**
    * Whether the tool's results must carry structured content (see
    * {@linkcode Review.structured}): a replaced response becomes an error result.
@@ -65,7 +67,10 @@ export function capReview(
   // Measured on what the review carries now: an earlier cut that fits stays;
   // a recut starts from the uncut text inside cutReview.
   if (responseBytes(review.response) <= limit.bytes) return { review: settled };
-  return cutReview(settled, limit.bytes, options.cause ?? "size_threshold");
+  const cut = cutReview(settled, limit.bytes, options.cause ?? "size_threshold");
+  const { client } = options;
+  if (client === undefined || options.cause !== "client ceiling") return cut;
+  return { review: cut.review, notice: { ...cut.notice, client } };
 }
 
 /**

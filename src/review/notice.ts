@@ -23,14 +23,21 @@ export interface NoticeFact {
   readonly capBytes: number;
   /** Which cap fired. */
   readonly cause: NoticeCause;
+  /**
+   * Whose client ceiling it was, when the cause is `client ceiling` and the
+   * ceiling is a client's own limit (`spillway serve` knows the client
+   * from its `initialize`). Absent: `--client-ceiling`'s.
+   */
+  readonly client?: string;
   /** The non-text content the cut dropped (a cut result is its text alone), if it had any. */
   readonly dropped?: DroppedContent;
 }
 
 /**
  * Formats a notice line (no trailing newline):
- * `{tool}: sent {cap} of {original} to the assistant ({cause})`, followed by
- * `; dropped {what}` when the cut also dropped non-text content.
+ * `{tool}: sent {cap} of {original} to the assistant ({cause})`, the cause
+ * followed by `: {client}` when it is a client's own ceiling, and the line
+ * by `; dropped {what}` when the cut also dropped non-text content.
  *
  * @example
  * ```ts
@@ -51,11 +58,23 @@ export interface NoticeFact {
  *   }),
  *   "screenshot: sent 1.0 MB of 1.9 MB to the assistant (batch ceiling); dropped 1 image",
  * );
+ * assert.equal(
+ *   formatNotice({
+ *     tool: "big_log",
+ *     callId: "c3",
+ *     originalBytes: 5_000_000,
+ *     capBytes: 11_900,
+ *     cause: "client ceiling",
+ *     client: "codex",
+ *   }),
+ *   "big_log: sent 11.6 KB of 4.7 MB to the assistant (client ceiling: codex)",
+ * );
  * ```
  */
 export function formatNotice(fact: NoticeFact): string {
   const cap = ByteSize.fromBytes(fact.capBytes).human();
   const original = ByteSize.fromBytes(fact.originalBytes).human();
   const dropped = fact.dropped === undefined ? "" : `; dropped ${describeDropped(fact.dropped)}`;
-  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${fact.cause})${dropped}`;
+  const cause = fact.client === undefined ? fact.cause : `${fact.cause}: ${fact.client}`;
+  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${cause})${dropped}`;
 }
