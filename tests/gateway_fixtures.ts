@@ -42,6 +42,8 @@ ${extra}`;
 /** How {@linkcode HttpGateway.client} connects. */
 export interface ClientOptions {
   readonly headers?: Record<string, string>;
+  /** What the client announces at initialize. Default `gateway-test` 1.0.0. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
   readonly capabilities?: { sampling?: Record<string, never>; elicitation?: Record<string, never> };
   readonly setup?: (client: Client) => void;
 }
@@ -106,7 +108,7 @@ export async function startHttpGateway(
     token,
     async client(options = {}) {
       const client = new Client(
-        { name: "gateway-test", version: "1.0.0" },
+        { ...options.clientInfo ?? { name: "gateway-test", version: "1.0.0" } },
         { capabilities: options.capabilities ?? { sampling: {}, elicitation: {} } },
       );
       options.setup?.(client);

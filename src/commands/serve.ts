@@ -60,17 +60,29 @@ durable, and only then delivered, byte for byte as recorded.
 notices and logs go to stderr.
 
 --http [HOST:]PORT: Streamable HTTP at /mcp, bound to 127.0.0.1 unless a
-host is given. Requests need "Authorization: Bearer <token>": the token is
-$${TOKEN_ENV} (or the variable serve.token_env names) if set, else generated
-and printed to stderr. --no-auth turns
-it off, and is refused unless the address is loopback. A POST larger than
-serve.max_request_size (4MB) is refused with 413; pages of loopback origins
-and of serve.allowed_origins get CORS answers (docs/security.md).
+host is given; the URL is printed on stdout, one line, once listening (the
+real port for port 0). Requests need "Authorization: Bearer <token>": the
+token is $${TOKEN_ENV} (or the variable serve.token_env names) if set, else
+generated and printed to stderr. --no-auth turns it off, and is refused
+unless the address is loopback. A POST larger than serve.max_request_size
+(4MB) is refused with 413; pages of loopback origins and of
+serve.allowed_origins get CORS answers (docs/security.md).
 
---client-ceiling SIZE: for clients that move large results into files: no
-result is larger than SIZE (at least 1KB); the flag wins over
-serve.client_ceiling. Tools are listed with
-_meta["anthropic/maxResultSizeChars"] set to the limit spillway enforces.
+Client ceilings: agent CLIs cut long tool results again, or move them into
+a file, after spillway recorded them, so their model would read a text
+nobody recorded. spillway knows each client by the name it announces at
+initialize and caps that session's results below the client's own limit:
+claude-code (Claude Code) 500,000 bytes, codex-mcp-client (Codex) and
+gemini-cli-mcp-client (Gemini CLI) their default limits (see
+docs/clients.md); the notice then says e.g. (client ceiling: codex).
+[serve.client_ceilings] "NAME" = "SIZE" adds a client or overrides one (say
+you raised Codex's tool_output_token_limit); set no ceiling above what the
+client shows its model whole. Tools are listed to each session with
+_meta["anthropic/maxResultSizeChars"] set to the limit spillway enforces in
+that session.
+
+--client-ceiling SIZE: caps every session (at least 1KB), whatever the
+client; the flag wins over serve.client_ceiling.
 
 --inspect FILE: every session's phases, as XState inspection events with
 the sizes before and after each cap, one JSON line each, each naming its
@@ -93,7 +105,7 @@ stopped, and spillway exits 0.`,
       name: "client-ceiling",
       kind: "string",
       valueName: "SIZE",
-      help: "no result larger than SIZE, e.g. 500KB (default: none)",
+      help: "no result larger than SIZE in any session, e.g. 64KB (default: each client's own)",
     },
     { name: "no-auth", kind: "boolean", help: "no bearer token (loopback addresses only)" },
     INSPECT_FLAG,

@@ -30,8 +30,8 @@ import { FileStreamStore } from "../stream/file_stream_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { createSessionServer } from "./_session_server.ts";
-import { listedTool } from "./listed_tools.ts";
-import { resultLimit } from "./result_limit.ts";
+import type { SessionCeiling } from "./session_ceiling.ts";
+import { SessionLimits } from "./_session_limits.ts";
 import { serveCatalog } from "./serve_catalog.ts";
 import { UpstreamCatalog } from "./upstream_catalog.ts";
 import { SessionHost } from "./session_host.ts";
@@ -51,7 +51,11 @@ export interface GatewayOptions {
   readonly workspace: string;
   /** Root of the builtin file tools and local commands. Default: the current directory. */
   readonly cwd?: string;
-  /** The client ceiling (`--client-ceiling`). Default: none. */
+  /**
+   * The client ceiling of every session (`--client-ceiling`). Each session
+   * also gets its client's own ceiling (see {@linkcode sessionCeiling}),
+   * `[serve.client_ceilings]` over the known ones. Default: none.
+   */
   readonly clientCeiling?: ByteSize | undefined;
   /** Asks a person under `ask`/`edit`. Default: none (such tools are refused at start). */
   readonly prompter?: Prompter | undefined;
@@ -101,14 +105,8 @@ export class Gateway {
   readonly #store: StreamStore;
   readonly #sessions = new Map<string, GatewaySession>();
   readonly #hosts = new Map<string, SessionHost>();
-  #tools: Tool[] = [];
-  /** The tools listed with an output schema: their results must carry structured content. */
-  #structured: ReadonlySet<string> = new Set();
-  /** Each tool's policy in a session: the gateway's, and whether it promised structured results. */
-  readonly #sessionPolicyFor: PolicyFor = (tool) => {
-    const policy = this.#policyFor(tool);
-    return this.#structured.has(tool) ? { ...policy, structuredResults: true } : policy;
-  };
+  /** What each session lists and enforces, by its client ceiling. */
+  readonly #limits: SessionLimits;
   /** The upstream servers' prompts and resources, once listed. */
   #catalog: UpstreamCatalog | undefined;
   #nextCall = 0;
@@ -120,6 +118,14 @@ export class Gateway {
     this.#policyFor = policyFor;
     this.#store = options.store ??
       new FileStreamStore(join(resolve(options.workspace), "conversations"));
+    this.#limits = new SessionLimits({
+      config: options.config,
+      policyFor,
+      definitions: () => service.list(),
+      flag: options.clientCeiling,
+      warn: options.warn ??
+        ((message) => log.warn(message.replaceAll("{", "{{").replaceAll("}", "}}"))),
+    });
   }
 
   /**
@@ -129,13 +135,9 @@ export class Gateway {
    *   server cannot start), `terminal_required` (an `ask`/`edit` tool without a prompter)
    */
   static async start(options: GatewayOptions): Promise<Gateway> {
-    const { config, clientCeiling } = options;
-    const policyFor = cachedPolicies(config, (_tool, policy) => {
-      const limit = resultLimit(policy.sizeThreshold, clientCeiling);
-      return limit.cause === "client ceiling"
-        ? { ...policy, sizeThreshold: limit.threshold, thresholdCause: "client ceiling" }
-        : policy;
-    });
+    const { config } = options;
+    // The tools' own policies; each session applies its ceiling over them.
+    const policyFor = cachedPolicies(config);
     const spilling = spillFromConfig(config, resolve(options.workspace));
     const plan = toolSourcesFromConfig(config, {
       cwd: resolve(options.cwd ?? Deno.cwd()),
@@ -191,21 +193,12 @@ export class Gateway {
   }
 
   #listTools(): void {
-    const { config } = this.#options;
-    this.#tools = this.#service.list().map((definition) =>
-      listedTool(definition, {
-        description: config.tool(definition.name).description(),
-        limitBytes: resultLimit(this.#policyFor(definition.name).sizeThreshold, undefined).bytes,
-      })
-    );
-    this.#structured = new Set(
-      this.#tools.flatMap((tool) => tool.outputSchema === undefined ? [] : [tool.name]),
-    );
+    this.#limits.toolsChanged();
   }
 
-  /** The tools as clients see them. */
+  /** The tools as clients see them without a client ceiling of their own. */
   get tools(): readonly Tool[] {
-    return this.#tools;
+    return this.#limits.tools(this.#limits.ceilingOf(undefined));
   }
 
   /** The sessions connected now. */
@@ -239,22 +232,32 @@ export class Gateway {
   async connect(transport: Transport, id: string = crypto.randomUUID()): Promise<GatewaySession> {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
     const conversationId = newConversationId();
+    // The session's ceiling is its client's, known once it has initialized
+    // (read by the policies and the tool list, which only run after `server` exists).
+    let ceiling: { readonly value: SessionCeiling | undefined } | undefined;
+    const ceilingNow = () => {
+      if (ceiling !== undefined) return ceiling.value;
+      const clientInfo = server.getClientVersion();
+      const value = this.#limits.ceilingOf(clientInfo);
+      if (clientInfo !== undefined) ceiling = { value };
+      return value;
+    };
     const host = new SessionHost({
       service: this.#service,
       session: id,
       store: this.#store,
       conversationId,
-      policyFor: this.#sessionPolicyFor,
+      policyFor: (tool) => this.#limits.policy(ceilingNow(), tool),
       prompter: this.#options.prompter ?? refusingPrompter,
       noticeSink: this.#options.noticeSink ?? stderrNotices,
-      available: () => this.#tools.map((tool) => tool.name),
+      available: () => this.#service.list().map((tool) => tool.name),
       ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
     });
     const server = createSessionServer({
       session: id,
       service: this.#service,
       host,
-      tools: () => this.#tools,
+      tools: () => this.#limits.tools(ceilingNow()),
       capabilities: this.capabilities,
       serverInfo: { name: "spillway", version: "0.1.0" },
       nextCallId: () => `call_${++this.#nextCall}`,
@@ -279,6 +282,7 @@ export class Gateway {
         return closed;
       },
     };
+    server.oninitialized = () => this.#limits.tell(server.getClientVersion());
     server.onclose = () => void session.close();
     // What the transport or the protocol could not handle (a line that is not
     // JSON-RPC, a reply to nothing) is skipped; `-v` shows it.

@@ -1,16 +1,17 @@
 /**
- * The limit `spillway serve` enforces on one tool's results, and why: the
- * lower of the tool's `size_threshold` and the client ceiling
- * (`--client-ceiling`), and never more than the 2 MiB batch ceiling, which
- * bounds every single response too. Tools are listed to clients with this
- * limit as their result-size hint, and the phase end caps with it.
+ * The limit `spillway serve` enforces on one tool's results in one session,
+ * and why: the lower of the tool's `size_threshold` and the session's
+ * client ceiling (the client's own limit, or `--client-ceiling`), and never
+ * more than the 2 MiB batch ceiling, which bounds every single response
+ * too. Tools are listed to the session's client with this limit as their
+ * result-size hint, and the phase end caps with it.
  *
  * @module
  */
 
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
-import type { ByteSize } from "../size/byte_size.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
+import type { SessionCeiling } from "./session_ceiling.ts";
 
 /**
  * The `_meta` key of a listed tool that tells a client the largest result it
@@ -28,11 +29,13 @@ export interface ResultLimit {
   readonly cause: "size_threshold" | "client ceiling" | "batch ceiling";
   /** The threshold the phase end caps with (the client ceiling when it is lower). */
   readonly threshold: SizeThreshold;
+  /** The client whose own limit the client ceiling is (absent: `--client-ceiling`'s, or none). */
+  readonly client?: string;
 }
 
 /**
- * The limit of a tool whose `size_threshold` is `threshold`, under an
- * optional client ceiling. A ceiling equal to the threshold leaves the
+ * The limit of a tool whose `size_threshold` is `threshold`, under a
+ * session's client ceiling (if any). A ceiling equal to the threshold leaves the
  * threshold in charge; `"unlimited"` without a ceiling leaves the batch
  * ceiling.
  *
@@ -44,26 +47,27 @@ export interface ResultLimit {
  * ```ts
  * import assert from "node:assert/strict";
  * import { resultLimit } from "./result_limit.ts";
- * import { ByteSize } from "../size/byte_size.ts";
  * import { SizeThreshold } from "../size/size_threshold.ts";
- * const limit = resultLimit(SizeThreshold.parse("256KB"), ByteSize.parse("20KB"));
- * assert.deepEqual([limit.bytes, limit.cause], [20_480, "client ceiling"]);
+ * const limit = resultLimit(SizeThreshold.parse("256KB"), { bytes: 11_900, client: "codex" });
+ * assert.deepEqual([limit.bytes, limit.cause, limit.client], [11_900, "client ceiling", "codex"]);
  * assert.equal(resultLimit(SizeThreshold.UNLIMITED, undefined).bytes, 2_097_152);
  * ```
  */
 export function resultLimit(
   threshold: SizeThreshold,
-  clientCeiling: ByteSize | undefined,
+  clientCeiling: SessionCeiling | undefined,
 ): ResultLimit {
   const own = threshold.bytes?.bytes;
   const ceiling = clientCeiling?.bytes;
   if (
     ceiling !== undefined && ceiling < (own ?? Infinity) && ceiling < MAX_TOOL_RESPONSE_BATCH_BYTES
   ) {
+    const client = clientCeiling?.client;
     return {
       bytes: ceiling,
       cause: "client ceiling",
       threshold: SizeThreshold.parse(ceiling),
+      ...(client === undefined ? {} : { client }),
     };
   }
   if (own !== undefined && own <= MAX_TOOL_RESPONSE_BATCH_BYTES) {
