@@ -10,7 +10,13 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { serveHttp } from "../src/gateway/serve_http.ts";
-import { type HttpGateway, postInitialize, startHttpGateway, textOf } from "./gateway_fixtures.ts";
+import {
+  type HttpGateway,
+  postInitialize,
+  startHttpGateway,
+  textOf,
+  upstreamConfig,
+} from "./gateway_fixtures.ts";
 
 const MARKER_3MB = "\n... [truncated, 3.0 MB → 256.0 KB]";
 
@@ -64,7 +70,10 @@ Deno.test("an uncut result keeps its images and resources through the gateway", 
 });
 
 Deno.test("tools are listed with annotations and the result-size hint", async () => {
-  await using gw = await startHttpGateway();
+  // A builtin tool is served when the configuration names it.
+  await using gw = await startHttpGateway({
+    config: upstreamConfig("[conversation.tools.fs_read_file]\n"),
+  });
   const client = await gw.client();
   const { tools } = await client.listTools();
   const big = tools.find((tool) => tool.name === "big");

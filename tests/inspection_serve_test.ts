@@ -118,6 +118,9 @@ Deno.test("an SDK client spawning serve --stdio --inspect FILE: its session's ph
   const dir = await Deno.makeTempDir({ prefix: "spillway-serve-inspect-" });
   try {
     await Deno.writeTextFile(join(dir, "big.txt"), "line of text\n".repeat(30_000));
+    // serve offers a builtin tool only when the configuration names it.
+    await Deno.mkdir(join(dir, "ws"));
+    await Deno.writeTextFile(join(dir, "ws", "config.toml"), "[conversation.tools.fs_read_file]\n");
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
       args: spillwayArgv([

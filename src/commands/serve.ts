@@ -25,6 +25,7 @@ import { formatNotice } from "../review/notice.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
+import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import type { Command } from "./command.ts";
@@ -50,8 +51,9 @@ export const serveCommand: Command = {
   summary: "be the MCP server of any MCP client: capped, recorded tool results",
   usage: "spillway serve (--stdio | --http [HOST:]PORT) [--workspace DIR] [--config FILE]... " +
     "[--cfg KEY=VALUE]... [--client-ceiling SIZE] [--no-auth] [--inspect FILE]",
-  description: `Serves the configured tools (builtin, local commands, upstream MCP servers)
-to an MCP client. Each client session records its calls in its own
+  description: `Serves the configured tools (local commands, upstream MCP servers, and the
+builtin fs_list_files and fs_read_file when [conversation.tools] has an entry
+for them) to an MCP client. Each client session records its calls in its own
 conversation under <workspace>/conversations/; results are capped (each
 tool's size_threshold, the client ceiling, the 2 MiB batch ceiling), made
 durable, and only then delivered, byte for byte as recorded.
@@ -201,7 +203,8 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       ...(inspection === undefined ? {} : { inspect: (session) => inspection.observer(session) }),
     });
     // A misspelled entry would apply to nothing: say so at start, then serve.
-    const tools = gateway.tools.map((tool) => tool.name);
+    // The file tools count as known: an entry that misspells one is told its name.
+    const tools = [...gateway.tools.map((tool) => tool.name), ...BUILTIN_TOOLS.map((t) => t.name)];
     for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
     if (token?.warning !== undefined) printLine(`warning: ${token.warning}`);
     const quiet = flags.boolean("quiet");

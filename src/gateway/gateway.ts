@@ -63,7 +63,11 @@ export interface GatewayOptions {
   readonly noticeSink?: NoticeSink;
   /** The stream store. Default: files under `<workspace>/conversations`. */
   readonly store?: StreamStore;
-  /** Builtin tools registered in code. Default: none beyond the file tools. */
+  /**
+   * Builtin tools registered in code. Default: none. The file tools
+   * (`fs_list_files`, `fs_read_file`) are served only when the configuration
+   * has an entry for them.
+   */
   readonly tools?: readonly BuiltinTool[];
   /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default `"inherit"`. */
   readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
@@ -142,6 +146,8 @@ export class Gateway {
     const plan = toolSourcesFromConfig(config, {
       cwd: resolve(options.cwd ?? Deno.cwd()),
       tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],
+      // A gateway offers what it was configured to offer, no file tools of its own.
+      builtins: "configured",
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
       ...(options.warn === undefined ? {} : { warn: options.warn }),
       relayInquiries: true,

@@ -1,6 +1,7 @@
 /**
  * Turns the configuration into tool sources for the execution service:
- * builtin tools (plus any registered in code), one local source for every
+ * builtin tools (all of them, or only those the configuration names), plus
+ * any registered in code, one local source for every
  * `source = "local"` entry, one upstream source per `providers.mcp.<name>`,
  * and the renames that `source = "mcp.<server>.<tool>"` entries ask for.
  * Every process these sources start (a local tool, a stdio server) gets its
@@ -37,6 +38,14 @@ export interface ToolSourcesOptions {
   readonly cwd: string;
   /** Builtin tools registered in code, beside `fs_list_files` and `fs_read_file`. */
   readonly tools?: readonly BuiltinTool[];
+  /**
+   * Which of `fs_list_files` and `fs_read_file` are served: `"all"`
+   * (`query`: an assistant of one's own gets them), or `"configured"`, only
+   * those with an entry of their own in `[conversation.tools]` that does not
+   * name another source (`serve`: a gateway offers its clients what it was
+   * configured to offer). Default `"all"`.
+   */
+  readonly builtins?: "all" | "configured";
   /**
    * Where upstream servers' stderr goes: `"inherit"`, `"null"`, or a text
    * sink, which gets at most `STDERR_WINDOW_BYTES` of each server's a
@@ -76,10 +85,16 @@ export function toolSourcesFromConfig(
   const timeoutOf = (tool: string) => config.tool(tool).timeoutMs();
   const inherited = options.env ?? Deno.env.toObject();
   const secrets = secretVariables(config).map((secret) => secret.name);
+  const named = new Set(config.toolNames());
+  const builtins = options.builtins === "configured"
+    ? BUILTIN_TOOLS.filter(({ name }) =>
+      named.has(name) && (config.tool(name).source()?.kind ?? "builtin") === "builtin"
+    )
+    : BUILTIN_TOOLS;
   const sources: ToolSource[] = [
     new BuiltinToolSource({
       cwd: options.cwd,
-      tools: [...BUILTIN_TOOLS, ...(options.tools ?? [])],
+      tools: [...builtins, ...(options.tools ?? [])],
       timeoutFor: timeoutOf,
     }),
   ];
