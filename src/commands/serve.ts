@@ -234,6 +234,8 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
           maxRequestBytes: settings.maxRequestSize.value.bytes,
         });
         serving = http;
+        // The one line on stdout, for a supervisor or a script to read (port 0: the real port).
+        io.stdout(`${http.url}\n`);
         io.stderr(`spillway serve: ${gateway.tools.length} tools at ${http.url}\n`);
         if (token?.generated === true) io.stderr(`bearer token: ${token.value}\n`);
         if (!quiet) io.stderr(`conversations: ${where}\n`);
