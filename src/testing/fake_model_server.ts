@@ -26,12 +26,17 @@ export type FakeReply =
     readonly hold?: boolean;
   };
 
+/** Answers each request from what it carries (instead of a queue of replies). */
+export type FakeResponder = (request: RecordedRequest) => FakeReply;
+
 /** One request the server received. */
 export interface RecordedRequest {
   /** `POST`, … */
   readonly method: string;
   /** The path, e.g. `/v1/chat/completions`. */
   readonly path: string;
+  /** The query string, `?` included (`""` when there was none), e.g. `?alt=sse`. */
+  readonly query: string;
   /** The request headers. */
   readonly headers: Headers;
   /** The JSON body (`undefined` when there was none). */
@@ -62,20 +67,26 @@ export class FakeModelServer {
   /** Every request received, in order. */
   readonly requests: RecordedRequest[] = [];
   readonly #replies: FakeReply[];
+  readonly #responder: FakeResponder | undefined;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #holds = new Set<() => void>();
   readonly #waiters: (() => void)[] = [];
 
-  private constructor(replies: readonly FakeReply[]) {
-    this.#replies = [...replies];
+  private constructor(replies: readonly FakeReply[] | FakeResponder) {
+    this.#replies = typeof replies === "function" ? [] : [...replies];
+    this.#responder = typeof replies === "function" ? replies : undefined;
     this.#server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       (request) => this.#answer(request),
     );
   }
 
-  /** Starts a server that answers with `replies`, in order. */
-  static start(replies: readonly FakeReply[] = []): FakeModelServer {
+  /**
+   * Starts a server that answers with `replies`, in order, or with what
+   * `replies` returns for each request (a client whose number and order of
+   * requests is its own business: an agent CLI).
+   */
+  static start(replies: readonly FakeReply[] | FakeResponder = []): FakeModelServer {
     return new FakeModelServer(replies);
   }
 
@@ -104,14 +115,17 @@ export class FakeModelServer {
 
   async #answer(request: Request): Promise<Response> {
     const text = await request.text();
-    this.requests.push({
+    const url = new URL(request.url);
+    const recorded: RecordedRequest = {
       method: request.method,
-      path: new URL(request.url).pathname,
+      path: url.pathname,
+      query: url.search,
       headers: request.headers,
       body: text === "" ? {} : JSON.parse(text),
-    });
+    };
+    this.requests.push(recorded);
     for (const wake of this.#waiters.splice(0)) wake();
-    const reply = this.#replies.shift();
+    const reply = this.#responder === undefined ? this.#replies.shift() : this.#responder(recorded);
     if (reply === undefined) {
       return Response.json({ error: { message: "the fake server has no reply scripted" } }, {
         status: 599,

@@ -1,0 +1,101 @@
+/**
+ * What the model reads is what spillway recorded, with the agent CLIs people
+ * run: Claude Code, Codex and Gemini CLI from npm (pinned), each offline
+ * against a loopback fake of its model API, with `spillway serve --stdio`
+ * in front of an upstream whose tool returns 5,000,000 bytes. In each CLI's
+ * default settings, spillway cuts the result to that client's own limit,
+ * and the model receives exactly the recorded text (in the CLI's own
+ * framing: Codex's wall-time block, Gemini CLI's `<untrusted_context>`),
+ * ending with spillway's marker. Claude Code with a `size_threshold` above
+ * its 500,000-character limit still shows the result inline.
+ *
+ * The CLIs come from npm's cache (`.ci/run` fills it); on a machine without
+ * them each test is ignored, its name saying why, unless
+ * `SPILLWAY_REQUIRE_AGENT_CLIS=1` (CI), under which a missing CLI fails its
+ * test.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { KNOWN_CLIENTS } from "../src/gateway/session_ceiling.ts";
+import { ByteSize } from "../src/size/byte_size.ts";
+import {
+  agentCliMissing,
+  type AgentCliName,
+  ANNOUNCED_NAMES,
+  passedWhole,
+  runAgentCli,
+  spillwayInFront,
+} from "./_agent_clis.ts";
+
+const REQUIRED = Deno.env.get("SPILLWAY_REQUIRE_AGENT_CLIS") === "1";
+const SOURCE_BYTES = 5_000_000;
+
+/** One run of `cli` through spillway configured with `extra`; what was recorded and received. */
+async function throughSpillway(cli: AgentCliName, extra = "") {
+  const dir = await Deno.makeTempDir({ prefix: `spillway-${cli}-test-` });
+  try {
+    const spillway = await spillwayInFront(dir, extra);
+    const run = await runAgentCli(cli, {
+      server: spillway.server,
+      tool: "big_log",
+      arguments: { bytes: SOURCE_BYTES },
+    });
+    const recorded = await spillway.recorded();
+    assert.equal(recorded.length, 1, `one recorded result\n${run.output}`);
+    assert.ok(run.received !== undefined, `the model got no tool result\n${run.output}`);
+    return { recorded: recorded[0] as string, received: run.received };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A test of `cli`, ignored (saying why) when it is not installed and not required. */
+async function cliTest(cli: AgentCliName, name: string, body: () => Promise<void>) {
+  // Required, a missing CLI fails its run (npx cannot fetch it offline): no need to look first.
+  const missing = REQUIRED ? undefined : await agentCliMissing(cli);
+  Deno.test({
+    name: name + (missing === undefined ? "" : ` (ignored: ${missing})`),
+    ignore: missing !== undefined,
+    fn: body,
+  });
+}
+
+for (const cli of ["claude-code", "codex", "gemini-cli"] as const) {
+  const own = KNOWN_CLIENTS.find((client) => client.name === ANNOUNCED_NAMES[cli]);
+  await cliTest(
+    cli,
+    `${cli}, default settings: the model reads exactly what spillway recorded`,
+    async () => {
+      assert.ok(own !== undefined, `${ANNOUNCED_NAMES[cli]} is a known client`);
+      const { recorded, received } = await throughSpillway(cli);
+      // spillway cut at the client's own ceiling (the default threshold when that is lower).
+      const limit = Math.min(own.bytes, 262_144);
+      assert.equal(new TextEncoder().encode(recorded).length, limit);
+      assert.ok(
+        recorded.endsWith(`\n... [truncated, 4.7 MB → ${ByteSize.fromBytes(limit).human()}]`),
+        recorded.slice(-80),
+      );
+      assert.ok(
+        passedWhole(cli, received, recorded),
+        `the model got ${received.map((text) => text.length)} characters:\n` +
+          received.map((text) => `${text.slice(0, 200)}\n…\n${text.slice(-200)}`).join("\n---\n"),
+      );
+    },
+  );
+}
+
+await cliTest(
+  "claude-code",
+  'claude-code, size_threshold = "1MB": still inline, cut at its 500,000-character limit',
+  async () => {
+    const { recorded, received } = await throughSpillway(
+      "claude-code",
+      `[conversation.tools.'*']\nsize_threshold = "1MB"\n`,
+    );
+    assert.equal(new TextEncoder().encode(recorded).length, 500_000);
+    assert.ok(recorded.endsWith("\n... [truncated, 4.7 MB → 488.2 KB]"), recorded.slice(-80));
+    assert.ok(passedWhole("claude-code", received, recorded), received[0]?.slice(0, 300));
+  },
+);
