@@ -139,6 +139,20 @@ Deno.test("--client-ceiling caps every session; a client's lower own ceiling sti
   ]);
 });
 
+Deno.test("a client's own text in the one line it is told stays short", async () => {
+  const warnings: string[] = [];
+  await using gw = await startHttpGateway({
+    config: upstreamConfig(BIG_LOG),
+    gateway: { warn: (message) => warnings.push(message) },
+  });
+  await gw.client({
+    clientInfo: { name: "codex-mcp-client", version: `\x1b]0;owned\x07${"9".repeat(100_000)}` },
+  });
+  assert.equal(warnings.length, 1);
+  assert.ok(warnings[0]!.length < 400, `${warnings[0]!.length} characters`);
+  assert.ok(warnings[0]!.startsWith("codex-mcp-client \x1b]0;owned\x07999"), warnings[0]);
+});
+
 /** The notice and warning lines of one stdio session of each client (size_threshold 1MB, 2,000,000 bytes). */
 const STDERR: Record<string, string[]> = {
   "codex-mcp-client": [

@@ -53,7 +53,7 @@ export interface GatewayOptions {
   readonly cwd?: string;
   /**
    * The client ceiling of every session (`--client-ceiling`). Each session
-   * also gets its client's own ceiling (see {@linkcode sessionCeiling}),
+   * also gets its client's own ceiling (`session_ceiling.ts`), with
    * `[serve.client_ceilings]` over the known ones. Default: none.
    */
   readonly clientCeiling?: ByteSize | undefined;
