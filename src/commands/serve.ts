@@ -15,6 +15,7 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { Gateway } from "../gateway/gateway.ts";
 import { isLoopback } from "../gateway/http_access.ts";
+import { KNOWN_CLIENTS } from "../gateway/session_ceiling.ts";
 import { serveHttp } from "../gateway/serve_http.ts";
 import { serveStdio } from "../gateway/serve_stdio.ts";
 import { StopSignals } from "../terminal/stop_signals.ts";
@@ -73,10 +74,9 @@ serve.allowed_origins get CORS answers (docs/security.md).
 Client ceilings: agent CLIs cut long tool results again, or move them into
 a file, after spillway recorded them, so their model would read a text
 nobody recorded. spillway knows each client by the name it announces at
-initialize and caps that session's results below the client's own limit:
-claude-code (Claude Code) 500,000 bytes, codex-mcp-client (Codex) and
-gemini-cli-mcp-client (Gemini CLI) their default limits (see
-docs/clients.md); the notice then says e.g. (client ceiling: codex).
+initialize and caps that session's results below the client's own limit,
+as measured (docs/clients.md): ${knownCeilings()};
+the notice then says e.g. (client ceiling: codex).
 [serve.client_ceilings] "NAME" = "SIZE" adds a client or overrides one (say
 you raised Codex's tool_output_token_limit); set no ceiling above what the
 client shows its model whole. Tools are listed to each session with
@@ -115,6 +115,13 @@ stopped, and spillway exits 0.`,
   ],
   run,
 };
+
+/** The known clients' ceilings, as the help lists them. */
+function knownCeilings(): string {
+  return KNOWN_CLIENTS.map(({ name, product, bytes }) =>
+    `${name} (${product}) ${bytes.toLocaleString("en-US")} bytes`
+  ).join(",\n");
+}
 
 /** `[HOST:]PORT` → hostname and port. */
 export function parseListenAddress(value: string): { hostname: string; port: number } {

@@ -25,3 +25,22 @@ Deno.test("serve needs exactly one transport, and a client ceiling of at least 1
   assert.equal(await main(["serve", "--stdio", "--client-ceiling", "512"], io), 2);
   assert.match(io.err(), /--client-ceiling `512` is below the 1KB minimum/);
 });
+
+Deno.test("serve --help names each known client's ceiling and advises none above it", async () => {
+  const io = captureCommandIo();
+  assert.equal(await main(["serve", "--help"], io), 0);
+  const help = io.out().replaceAll("\n", " ");
+  for (
+    const line of [
+      "claude-code (Claude Code) 500,000 bytes",
+      "codex-mcp-client (Codex) 11,900 bytes",
+      "gemini-cli-mcp-client (Gemini CLI) 39,900 bytes",
+      "(client ceiling: codex)",
+      '[serve.client_ceilings] "NAME" = "SIZE"',
+      "set no ceiling above what the client shows its model whole",
+      "the URL is printed on stdout",
+    ]
+  ) {
+    assert.ok(help.includes(line), `the help lacks ${line}`);
+  }
+});

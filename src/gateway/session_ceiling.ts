@@ -36,15 +36,17 @@ export interface KnownClient {
   readonly name: string;
   /** What notices call it: `(client ceiling: codex)`. */
   readonly label: string;
+  /** What people call it. */
+  readonly product: string;
   /** The largest result, in UTF-8 bytes, marker included, it passes to its model untouched. */
   readonly bytes: number;
 }
 
 /** The agent CLIs whose limits were measured (versions in docs/clients.md). */
 export const KNOWN_CLIENTS: readonly KnownClient[] = [
-  { name: "claude-code", label: "claude-code", bytes: 500_000 },
-  { name: "codex-mcp-client", label: "codex", bytes: 11_900 },
-  { name: "gemini-cli-mcp-client", label: "gemini-cli", bytes: 39_900 },
+  { name: "claude-code", label: "claude-code", product: "Claude Code", bytes: 500_000 },
+  { name: "codex-mcp-client", label: "codex", product: "Codex", bytes: 11_900 },
+  { name: "gemini-cli-mcp-client", label: "gemini-cli", product: "Gemini CLI", bytes: 39_900 },
 ];
 
 /** The ceiling in force in one session. */
