@@ -36,6 +36,7 @@ import { getLogger } from "@logtape/logtape";
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { SpillwayError } from "../../errors/spillway_error.ts";
 import { CallDeadline } from "../call_deadline.ts";
+import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import { raceAbort } from "../race_abort.ts";
 import { reasonText } from "../../errors/reason_text.ts";
 import {
@@ -131,6 +132,8 @@ export interface McpUpstreamSourceOptions {
    * declares those capabilities to the server. Default: `false`.
    */
   readonly relayInquiries?: boolean;
+  /** The clock the time limits run on. Default: {@linkcode SYSTEM_CLOCK}. */
+  readonly clock?: TimerClock;
 }
 
 /** One running server and our client on it. */
@@ -172,6 +175,7 @@ export class McpUpstreamSource implements ToolSource {
   readonly #timeoutFor: (tool: string) => number;
   readonly #startupTimeoutMs: number;
   readonly #relays: UpstreamCallRelays;
+  readonly #clock: TimerClock;
   #connection: Promise<Connection> | undefined;
   /** The connection in its handshake, if one is. */
   #starting: Connection | undefined;
@@ -215,6 +219,7 @@ export class McpUpstreamSource implements ToolSource {
     this.#options = options;
     this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
     this.#startupTimeoutMs = startupTimeoutMs;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#relays = new UpstreamCallRelays(options.name, {
       inquiries: options.relayInquiries ?? false,
     });
@@ -259,7 +264,7 @@ export class McpUpstreamSource implements ToolSource {
     signal.throwIfAborted();
     const connection = await raceAbort(this.#connect(), signal);
     if (!connection.names.has(tool)) throw unknownToolError(this.name, tool);
-    using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
+    using deadline = new CallDeadline(signal, this.#timeoutFor(tool), { clock: this.#clock });
     try {
       // Progress, log messages, sampling and elicitation of the call reach its caller.
       const result = await this.#relays.run(
@@ -332,7 +337,7 @@ export class McpUpstreamSource implements ToolSource {
   /** Lists the server's tools again after it said they changed, then tells the listeners. */
   async #relist(connection: Connection): Promise<void> {
     if (!connection.ready) return;
-    using deadline = new CallDeadline(undefined, this.#startupTimeoutMs);
+    using deadline = new CallDeadline(undefined, this.#startupTimeoutMs, { clock: this.#clock });
     try {
       connection.tools = await raceAbort(listTools(connection.client), deadline.signal);
       connection.names = new Set(connection.tools.map((tool) => tool.name));
@@ -438,7 +443,7 @@ export class McpUpstreamSource implements ToolSource {
   /** The handshake and the first listing, under the start-up timeout. */
   async #start(connection: Connection): Promise<Connection> {
     const { client, transport } = connection;
-    using deadline = new CallDeadline(undefined, this.#startupTimeoutMs);
+    using deadline = new CallDeadline(undefined, this.#startupTimeoutMs, { clock: this.#clock });
     let step = "initialize";
     try {
       // Raced, not aborted: MCP forbids cancelling `initialize`. Past the
