@@ -39,7 +39,7 @@
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
-import { CallToolResultSchema, type Client, type ServerCapabilities } from "../sdk.ts";
+import { CallToolResultSchema } from "../sdk.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import {
   type ToolCallOptions,
@@ -183,21 +183,6 @@ export class McpUpstreamSource implements ToolSource {
   /** The running server's pid (its process group id), if it is running. */
   get pid(): number | undefined {
     return this.#connection.pid;
-  }
-
-  /** The server's capabilities (the gateway's catalog moves to {@linkcode catalog} next). */
-  async capabilities(): Promise<ServerCapabilities> {
-    return await this.#connection.capabilities();
-  }
-
-  /** The SDK client (the gateway's catalog moves to {@linkcode catalog} next). */
-  async client(): Promise<Client> {
-    return (await this.#connection.ready()).link.client;
-  }
-
-  /** Calls `listener` when the server says its prompts or its resources changed. */
-  onCatalogChanged(listener: (kind: "prompts" | "resources") => void): () => void {
-    return this.#connection.onCatalogChanged(listener);
   }
 
   /** The server as the gateway's catalog of prompts and resources reaches it. */
