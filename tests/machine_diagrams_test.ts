@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { and, type AnyStateMachine, not, or, setup } from "xstate";
+import { and, type AnyStateMachine, createActor, setup } from "xstate";
 import { machineToMermaid } from "../src/inspector/machine_diagram.ts";
+import { allOf, anyOf, notGuard } from "../src/machines/guard_combinators.ts";
 import { machinesMarkdown, SPILLWAY_MACHINES } from "../src/inspector/machines_markdown.ts";
 import { mermaidStates, parseMermaid } from "./_mermaid.ts";
 
@@ -127,9 +128,11 @@ Deno.test("composite guards are spelled out, inline guards still read as guards"
       idle: {
         on: {
           GO: [
-            { guard: and(["ready", not("late")]), target: "busy" },
-            { guard: or(["forced", and(["ready", { type: "late" }])]), target: "busy" },
+            { guard: allOf(["ready", notGuard("late")]), target: "busy" },
+            { guard: anyOf(["forced", allOf(["ready", { type: "late" }])]), target: "busy" },
             { guard: () => true, target: "busy" },
+            // XState's own combinators keep their parts in private fields: not read.
+            { guard: and(["ready", "forced"]), target: "busy" },
           ],
         },
       },
@@ -146,10 +149,55 @@ Deno.test("composite guards are spelled out, inline guards still read as guards"
   idle --> busy : GO [ready and not late]
   idle --> busy : GO [forced or (ready and late)]
   idle --> busy : GO [unnamed guard]
+  idle --> busy : GO [unnamed guard]
   busy --> [*]
 `,
   );
   await parseMermaid(text);
+});
+
+Deno.test("composite guards made with our combinators decide as XState's do", () => {
+  const machine = setup({
+    types: { context: {} as { ready: boolean; late: boolean } },
+    guards: {
+      ready: ({ context }) => context.ready,
+      late: ({ context }) => context.late,
+    },
+  }).createMachine({
+    id: "m",
+    context: ({ input }) => input as { ready: boolean; late: boolean },
+    initial: "idle",
+    states: {
+      idle: {
+        always: [
+          { guard: allOf(["ready", notGuard("late")]), target: "onTime" },
+          { guard: anyOf(["ready", "late"]), target: "other" },
+        ],
+      },
+      onTime: {},
+      other: {},
+    },
+  });
+  const cases: [boolean, boolean, string][] = [
+    [true, false, "onTime"],
+    [true, true, "other"],
+    [false, true, "other"],
+    [false, false, "idle"],
+  ];
+  for (const [ready, late, expected] of cases) {
+    const actor = createActor(machine, { input: { ready, late } }).start();
+    assert.equal(actor.getSnapshot().value, expected, JSON.stringify({ ready, late }));
+    actor.stop();
+  }
+});
+
+Deno.test("a state's exit actions are drawn like its entry actions", () => {
+  const machine = setup({ actions: { hello: () => {}, bye: () => {} } }).createMachine({
+    id: "m",
+    initial: "a",
+    states: { a: { entry: "hello", exit: ["bye"], on: { GO: "b" } }, b: {} },
+  });
+  assert.match(machineToMermaid(machine), /^ {2}a : entry hello\n {2}a : exit bye$/m);
 });
 
 Deno.test("the toolCall diagram, golden: substates in their blocks, edges out of them at the top level", () => {
