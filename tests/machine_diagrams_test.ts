@@ -243,6 +243,68 @@ Deno.test("the toolCall diagram, golden: substates in their blocks, edges out of
   );
 });
 
+Deno.test("the upstreamConnection diagram, golden: its delays and guards on their edges, what it reports on leaving stopping", () => {
+  assert.equal(
+    machineToMermaid(SPILLWAY_MACHINES.upstreamConnection as AnyStateMachine, { nested: true }),
+    `stateDiagram-v2
+  [*] --> idle
+  idle
+  state "starting · entry openLink" as starting {
+    [*] --> starting_initializing
+    state "initializing" as starting_initializing
+    starting_initializing : invokes initialize
+    starting_initializing : entry beginStep
+    state "listing" as starting_listing
+    starting_listing : invokes listTools
+    starting_listing : entry beginStep
+    starting_initializing --> starting_listing : done
+  }
+  state "stopping" as stopping
+  stopping : invokes stopLink
+  stopping : exit settleStartFailure, logStartFailure, tellStartFailed
+  state "ready · entry resetFailedStarts, announceReady" as ready {
+    [*] --> ready_serving
+    state "serving" as ready_serving
+    state "relisting" as ready_relisting
+    ready_relisting : invokes listTools
+    ready_serving --> ready_relisting : tools.changed
+    ready_relisting --> ready_relisting : tools.changed
+    ready_relisting --> ready_serving : done
+    ready_relisting --> ready_serving : error
+    ready_relisting --> ready_serving : after startupTimeout
+  }
+  lost
+  restarting
+  state "closing" as closing
+  closing : invokes closeLink
+  closed
+  idle --> starting : connect
+  idle --> closed : close
+  starting --> stopping : close
+  starting --> stopping : after startupTimeout
+  stopping --> closed : done [isClosing]
+  stopping --> restarting : done [restartsInBackground]
+  stopping --> idle : done
+  ready --> lost : server.gone
+  ready --> closing : close
+  lost --> restarting : connect
+  lost --> closed : close
+  lost --> restarting : always [restartsInBackground]
+  restarting --> restarting : connect [failedBefore]
+  restarting --> closed : close
+  restarting --> starting : after restartBackoff
+  restarting --> starting : always [restartsAtOnce]
+  closing --> closed : done
+  closing --> closed : error
+  closed --> [*]
+  starting_initializing --> stopping : error
+  starting_listing --> ready : done [restartsInBackground]
+  starting_listing --> ready : done
+  starting_listing --> stopping : error
+`,
+  );
+});
+
 Deno.test("every block of the Markdown page parses with Mermaid", async () => {
   const page = machinesMarkdown();
   const blocks = [...page.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((match) => match[1]);

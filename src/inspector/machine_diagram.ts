@@ -125,6 +125,8 @@ function mermaidWord(name: string): string {
 /** The parts of XState's `StateNode` the drawing reads. */
 interface StateNode {
   readonly key: string;
+  /** Its path from the machine's id: `upstreamConnection.ready.relisting`. */
+  readonly id: string;
   readonly type: string;
   readonly states: Readonly<Record<string, StateNode>>;
   readonly initial?: { readonly target: readonly StateNode[] } | undefined;
@@ -268,7 +270,7 @@ function edgesOf(drawn: Drawn, layout: Layout): Edge[] {
       if (targetId === undefined) continue;
       edges.push({
         block: layout.blocks.get(target) === block ? block : undefined,
-        line: `${drawn.id} --> ${targetId} : ${label(transition, own)}`,
+        line: `${drawn.id} --> ${targetId} : ${label(transition, own, node.id)}`,
       });
     }
   }
@@ -279,13 +281,13 @@ function edgesOf(drawn: Drawn, layout: Layout): Edge[] {
 }
 
 /** The event's short name, and the guard in brackets when there is one: `done [wasParked]`. */
-function label(transition: Transition, ownActors: ReadonlySet<string>): string {
+function label(transition: Transition, ownActors: ReadonlySet<string>, source: string): string {
   const guard = transition.guard === undefined ? undefined : guardText(transition.guard, true);
-  const event = eventText(transition.eventType, ownActors);
+  const event = eventText(transition.eventType, ownActors, source);
   return guard === undefined ? event : `${event} [${guard}]`;
 }
 
-function eventText(event: string, ownActors: ReadonlySet<string>): string {
+function eventText(event: string, ownActors: ReadonlySet<string>, source: string): string {
   if (event === "") return "always";
   for (
     const [prefix, short] of [["xstate.done.actor.", "done"], ["xstate.error.actor.", "error"]]
@@ -294,7 +296,11 @@ function eventText(event: string, ownActors: ReadonlySet<string>): string {
     const actor = event.slice((prefix as string).length);
     return ownActors.has(actor) ? short as string : `${short} ${actor}`;
   }
-  if (event.startsWith("xstate.after.")) return `after ${event.slice("xstate.after.".length)}`;
+  // A delay's event is `xstate.after.<delay>.<state id>`: the delay is what the edge says.
+  if (event.startsWith("xstate.after.")) {
+    const delay = event.slice("xstate.after.".length);
+    return `after ${delay.endsWith(`.${source}`) ? delay.slice(0, -source.length - 1) : delay}`;
+  }
   return event;
 }
 

@@ -297,7 +297,8 @@ const machine = connectionSetup.createMachine({
       always: { guard: "restartsAtOnce", target: "starting" },
       after: { restartBackoff: "starting" },
       on: {
-        connect: { guard: "failedBefore", actions: "tellStartFailed" },
+        // A call that comes while the connection waits gets the last failure at once.
+        connect: { guard: "failedBefore", target: "restarting", actions: "tellStartFailed" },
         close: "closed",
       },
     },
