@@ -9,7 +9,6 @@
  */
 
 import assert from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { SimulatedClock } from "xstate";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
@@ -17,7 +16,6 @@ import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
 import {
   CONTRACT_TIMEOUT_MS,
   defineToolSourceContract,
-  Milestones,
 } from "../src/testing/tool_source_contract.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../src/service/tool_timeout.ts";
 import {
@@ -26,6 +24,7 @@ import {
 } from "../src/service/upstream/mcp_upstream_source.ts";
 import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
 import { Announcements, SCRIPTED_SERVER } from "./_scripted_server.ts";
+import { captureLogs } from "./_upstream_logs.ts";
 
 const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
 const never = new AbortController().signal;
@@ -53,32 +52,6 @@ function scriptedSource(
     closeGraceMs: 300,
     ...rest,
   });
-}
-
-/** The log lines captured, and a count of them a test can wait on. */
-interface CapturedLogs extends AsyncDisposable {
-  readonly lines: string[];
-  readonly logged: Milestones;
-}
-
-/** Sends `spillway.upstream` logs to a list for the test's duration. */
-async function captureLogs(): Promise<CapturedLogs> {
-  const lines: string[] = [];
-  const logged = new Milestones();
-  await configure({
-    reset: true,
-    sinks: {
-      memory: (record: LogRecord) => {
-        lines.push(record.message.join(""));
-        logged.add();
-      },
-    },
-    loggers: [
-      { category: ["spillway", "upstream"], lowestLevel: "debug", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["memory"] },
-    ],
-  });
-  return { lines, logged, [Symbol.asyncDispose]: () => reset() };
 }
 
 function textOf(result: ToolResult): string {
