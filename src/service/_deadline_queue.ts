@@ -35,8 +35,9 @@ export class DeadlineQueue {
   #head = 0;
   #live = 0;
   #cancelled = 0;
-  /** The clock's timer for the head entry, while one is set. */
-  #timer: { readonly id: unknown } | undefined;
+  /** Whether the clock's timer for the head entry is set, and its id. */
+  #timerSet = false;
+  #timer: unknown;
 
   /**
    * @param ms the length of every deadline of this queue
@@ -52,7 +53,10 @@ export class DeadlineQueue {
     const entry: Entry = { at: this.#clock.now() + this.#ms, expire };
     this.#entries.push(entry);
     this.#live += 1;
-    this.#timer ??= { id: this.#clock.setTimeout(this.#fire, this.#ms) };
+    if (!this.#timerSet) {
+      this.#timer = this.#clock.setTimeout(this.#fire, this.#ms);
+      this.#timerSet = true;
+    }
     return { cancel: () => this.#cancel(entry) };
   }
 
@@ -76,7 +80,7 @@ export class DeadlineQueue {
   }
 
   readonly #fire = (): void => {
-    this.#timer = undefined;
+    this.#timerSet = false;
     const now = this.#clock.now();
     while (this.#head < this.#entries.length) {
       const entry = this.#entries[this.#head] as Entry;
@@ -94,12 +98,14 @@ export class DeadlineQueue {
     if (this.#live === 0) this.#reset();
     else {
       const next = this.#entries[this.#head] as Entry;
-      this.#timer = { id: this.#clock.setTimeout(this.#fire, Math.max(0, next.at - now)) };
+      this.#timer = this.#clock.setTimeout(this.#fire, Math.max(0, next.at - now));
+      this.#timerSet = true;
     }
   };
 
   #reset(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer.id);
+    if (this.#timerSet) this.#clock.clearTimeout(this.#timer);
+    this.#timerSet = false;
     this.#timer = undefined;
     this.#entries = [];
     this.#head = 0;
@@ -109,14 +115,19 @@ export class DeadlineQueue {
 
 /** The queues of each clock, by length. */
 const clocks = new WeakMap<TimerClock, Map<number, DeadlineQueue>>();
+/** The clock asked for last and its queues: almost every deadline is on the real clock. */
+let lastClock: TimerClock | undefined;
+let lastQueues: Map<number, DeadlineQueue> | undefined;
 
 /** The queue of `clock`'s deadlines of `ms` milliseconds, shared by everyone on that clock. */
 export function deadlineQueue(ms: number, clock: TimerClock): DeadlineQueue {
-  let queues = clocks.get(clock);
+  let queues = clock === lastClock ? lastQueues : clocks.get(clock);
   if (queues === undefined) {
     queues = new Map();
     clocks.set(clock, queues);
   }
+  lastClock = clock;
+  lastQueues = queues;
   let queue = queues.get(ms);
   if (queue === undefined) {
     queue = new DeadlineQueue(ms, clock);
