@@ -83,6 +83,7 @@ export {
   type ToolResult,
   type ToolSource,
 } from "./service/tool_source.ts";
+export type { TimerClock } from "./service/timer_clock.ts";
 export type { BuiltinTool, BuiltinToolContext } from "./service/builtin/builtin_tool.ts";
 export type { FinishedOutput, OutputFile, OutputSink } from "./service/output_sink.ts";
 export type { BlobRef } from "./blobs/blob_ref.ts";

@@ -28,6 +28,8 @@ export class ProcessProbe implements AsyncDisposable {
   readonly stops = new Milestones();
   /** Every pid written, in order, as soon as its line arrives. */
   readonly pids: number[] = [];
+  /** One per pid written: a test waits for the processes it needs to be running. */
+  readonly lines = new Milestones();
   readonly #dir: string;
   #closing = false;
   #reading: Promise<void> | undefined;
@@ -58,7 +60,9 @@ export class ProcessProbe implements AsyncDisposable {
         pending += decoder.decode(chunk, { stream: true });
         const lines = pending.split("\n");
         pending = lines.pop() ?? "";
-        this.pids.push(...lines.filter((line) => line.trim() !== "").map(Number));
+        const written = lines.filter((line) => line.trim() !== "").map(Number);
+        this.pids.push(...written);
+        for (const _ of written) this.lines.add();
         if (!started && lines.length > 0) {
           started = true;
           this.starts.add();

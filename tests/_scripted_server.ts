@@ -15,6 +15,8 @@ export class Announcements {
   readonly starts = new Milestones();
   /** `notifications/cancelled` it received. */
   readonly stops = new Milestones();
+  /** `tools/list` requests it received. */
+  readonly listings = new Milestones();
   /** `initialize` requests it left unanswered, with its pid. */
   readonly silentInitialize = Promise.withResolvers<number>();
   /** Sessions ended by an HTTP DELETE (`--http`), by id. */
@@ -31,6 +33,7 @@ export class Announcements {
       const [event, , pid] = line.split(" ");
       if (event === "started") this.starts.add();
       else if (event === "cancelled") this.stops.add();
+      else if (event === "listing") this.listings.add();
       else if (event === "initialize") this.silentInitialize.resolve(Number(pid));
       else if (event === "deleted") {
         this.deleted.push(line.slice("deleted ".length));

@@ -17,6 +17,7 @@ import type { Browser, Page } from "playwright-core";
 import { BROWSER_IGNORED_NOTE, IGNORE_BROWSER_TESTS, launchChromium } from "./_chromium.ts";
 import { InspectionReplay } from "../src/inspector/inspection_replay.ts";
 import { serveInspector } from "../src/inspector/inspector_server.ts";
+import { upstreamConnectionMachine } from "../src/service/upstream/upstream_connection_machine.ts";
 import { recordRun } from "./_recorded_run.ts";
 import { recordServe } from "./_recorded_serve.ts";
 
@@ -46,6 +47,22 @@ function litIn(page: Page, diagram: string, svgId: string): Promise<string[]> {
       ...[...element.querySelectorAll(".current")].map(idOf),
       ...[...element.querySelectorAll(".lit")].map(idOf).sort(),
     ];
+  }, svgId);
+}
+
+/** The top-level states drawn in a diagram, by Mermaid id, sorted. */
+function statesDrawn(page: Page, diagram: string, svgId: string): Promise<string[]> {
+  return page.$eval(diagram, (element, svgId) => {
+    const ids = new Set<string>();
+    for (const node of element.querySelectorAll(`[id^="${svgId}-state-"]`)) {
+      const id = node.id.replace(`${svgId}-state-`, "").replace(/-\d+$/, "");
+      if (!id.includes("_") && !id.startsWith("root")) ids.add(id);
+    }
+    for (const cluster of element.querySelectorAll("g.statediagram-cluster[data-id]")) {
+      const id = cluster.getAttribute("data-id") ?? "";
+      if (!id.includes("_")) ids.add(id);
+    }
+    return [...ids].sort();
   }, svgId);
 }
 
@@ -89,6 +106,11 @@ async function replays(browser: Browser): Promise<void> {
     });
     await page.goto(server.url);
     await page.waitForSelector("body[data-ready=true]");
+    // The upstream connection's machine is drawn from its definition beside the turn's.
+    assert.deepEqual(
+      await statesDrawn(page, "#connection-diagram", "diagram-upstreamConnection"),
+      Object.keys(upstreamConnectionMachine.root.states).sort(),
+    );
 
     // The last step: the turn finished, every call released, both cuts shown.
     assert.equal(await page.textContent("#status"), "turn finished");

@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { SimulatedClock } from "xstate";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { LocalToolSource, type LocalToolSpec } from "../src/service/local/local_tool_source.ts";
 import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
@@ -22,7 +23,7 @@ const never = new AbortController().signal;
 const ECHO_TEXT = "const args = JSON.parse(await new Response(Deno.stdin.readable).text()); " +
   "await Deno.stdout.write(new TextEncoder().encode(args.text));";
 
-defineToolSourceContract("LocalToolSource", async () => {
+defineToolSourceContract("LocalToolSource", async ({ clock }) => {
   const probe = await ProcessProbe.create();
   const holdProbe = (timeoutMs: number) => ({
     command: ["sh", "-c", `${HOLD_PROBE}; exec sleep 600`, "sh", probe.path],
@@ -36,6 +37,7 @@ defineToolSourceContract("LocalToolSource", async () => {
       { name: "wait", ...holdProbe(DEFAULT_TOOL_TIMEOUT_MS) },
     ],
     killGraceMs: 300,
+    clock,
   });
   return {
     source,
@@ -170,32 +172,66 @@ Deno.test("a missing working directory is an error result naming it", async () =
 
 Deno.test("a timeout kills the whole process group, grandchildren included", async () => {
   await using probe = await ProcessProbe.create();
-  const result = await runTool({
-    command: [
-      "sh",
-      "-c",
-      `${HOLD_PROBE}; sleep 600 & echo $! >&3; sleep 600 & echo $! >&3; echo started; wait`,
-      "sh",
-      probe.path,
-    ],
-    timeoutMs: 400,
+  const clock = new SimulatedClock();
+  const source = new LocalToolSource({
+    tools: [{
+      name: "t",
+      command: [
+        "sh",
+        "-c",
+        `${HOLD_PROBE}; echo started; sleep 600 & echo $! >&3; sleep 600 & echo $! >&3; wait`,
+        "sh",
+        probe.path,
+      ],
+      timeoutMs: 400,
+    }],
+    killGraceMs: 300,
+    clock,
   });
-  assert.equal(result.isError, true);
-  assert.equal(textOf(result), "timed out after 0.4s\n\nstdout:\nstarted\n");
-  // The probe's end-of-file: the shell and both sleeps, which hold it too, are gone.
-  await probe.stops.reached(1);
-  assert.equal(probe.pids.length, 3);
+  try {
+    const call = source.call("t", {}, { signal: never });
+    // The shell and both sleeps run (and "started" is written): the time is up.
+    await probe.lines.reached(3);
+    clock.increment(400);
+    const result = await call;
+    assert.equal(result.isError, true);
+    assert.equal(textOf(result), "timed out after 0.4s\n\nstdout:\nstarted\n");
+    // The probe's end-of-file: the shell and both sleeps, which hold it too, are gone.
+    await probe.stops.reached(1);
+    assert.equal(probe.pids.length, 3);
+  } finally {
+    await source.close();
+  }
 });
 
 Deno.test("a timeout escalates to SIGKILL when the group ignores SIGTERM", async () => {
   await using probe = await ProcessProbe.create();
+  const clock = new SimulatedClock();
   // An ignored signal stays ignored across fork and exec: the sleep ignores SIGTERM too.
-  const result = await runTool({
-    command: ["sh", "-c", `trap "" TERM; ${HOLD_PROBE}; sleep 600 & wait; wait`, "sh", probe.path],
-    timeoutMs: 300,
+  const source = new LocalToolSource({
+    tools: [{
+      name: "t",
+      command: [
+        "sh",
+        "-c",
+        `trap "" TERM; ${HOLD_PROBE}; sleep 600 & echo $! >&3; wait; wait`,
+        "sh",
+        probe.path,
+      ],
+      timeoutMs: 300,
+    }],
+    killGraceMs: 300,
+    clock,
   });
-  assert.equal(textOf(result), "timed out after 0.3s");
-  await probe.stops.reached(1);
+  try {
+    const call = source.call("t", {}, { signal: never });
+    await probe.lines.reached(2);
+    clock.increment(300);
+    assert.equal(textOf(await call), "timed out after 0.3s");
+    await probe.stops.reached(1);
+  } finally {
+    await source.close();
+  }
 });
 
 Deno.test("background processes a finished tool left behind are killed with its group", async () => {

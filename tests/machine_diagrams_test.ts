@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { and, type AnyStateMachine, not, or, setup } from "xstate";
+import { and, type AnyStateMachine, createActor, setup } from "xstate";
 import { machineToMermaid } from "../src/inspector/machine_diagram.ts";
+import { allOf, anyOf, notGuard } from "../src/machines/guard_combinators.ts";
 import { machinesMarkdown, SPILLWAY_MACHINES } from "../src/inspector/machines_markdown.ts";
 import { mermaidStates, parseMermaid } from "./_mermaid.ts";
 
@@ -127,9 +128,11 @@ Deno.test("composite guards are spelled out, inline guards still read as guards"
       idle: {
         on: {
           GO: [
-            { guard: and(["ready", not("late")]), target: "busy" },
-            { guard: or(["forced", and(["ready", { type: "late" }])]), target: "busy" },
+            { guard: allOf(["ready", notGuard("late")]), target: "busy" },
+            { guard: anyOf(["forced", allOf(["ready", { type: "late" }])]), target: "busy" },
             { guard: () => true, target: "busy" },
+            // XState's own combinators keep their parts in private fields: not read.
+            { guard: and(["ready", "forced"]), target: "busy" },
           ],
         },
       },
@@ -146,10 +149,55 @@ Deno.test("composite guards are spelled out, inline guards still read as guards"
   idle --> busy : GO [ready and not late]
   idle --> busy : GO [forced or (ready and late)]
   idle --> busy : GO [unnamed guard]
+  idle --> busy : GO [unnamed guard]
   busy --> [*]
 `,
   );
   await parseMermaid(text);
+});
+
+Deno.test("composite guards made with our combinators decide as XState's do", () => {
+  const machine = setup({
+    types: { context: {} as { ready: boolean; late: boolean } },
+    guards: {
+      ready: ({ context }) => context.ready,
+      late: ({ context }) => context.late,
+    },
+  }).createMachine({
+    id: "m",
+    context: ({ input }) => input as { ready: boolean; late: boolean },
+    initial: "idle",
+    states: {
+      idle: {
+        always: [
+          { guard: allOf(["ready", notGuard("late")]), target: "onTime" },
+          { guard: anyOf(["ready", "late"]), target: "other" },
+        ],
+      },
+      onTime: {},
+      other: {},
+    },
+  });
+  const cases: [boolean, boolean, string][] = [
+    [true, false, "onTime"],
+    [true, true, "other"],
+    [false, true, "other"],
+    [false, false, "idle"],
+  ];
+  for (const [ready, late, expected] of cases) {
+    const actor = createActor(machine, { input: { ready, late } }).start();
+    assert.equal(actor.getSnapshot().value, expected, JSON.stringify({ ready, late }));
+    actor.stop();
+  }
+});
+
+Deno.test("a state's exit actions are drawn like its entry actions", () => {
+  const machine = setup({ actions: { hello: () => {}, bye: () => {} } }).createMachine({
+    id: "m",
+    initial: "a",
+    states: { a: { entry: "hello", exit: ["bye"], on: { GO: "b" } }, b: {} },
+  });
+  assert.match(machineToMermaid(machine), /^ {2}a : entry hello\n {2}a : exit bye$/m);
 });
 
 Deno.test("the toolCall diagram, golden: substates in their blocks, edges out of them at the top level", () => {
@@ -191,6 +239,68 @@ Deno.test("the toolCall diagram, golden: substates in their blocks, edges out of
   resultPrompt_choosing --> reviewSlot : always [resultIsUnattended]
   resultPrompt_choosing --> reviewSlot : always [resultIsWithheld]
   resultPrompt_prompting --> reviewSlot : done
+`,
+  );
+});
+
+Deno.test("the upstreamConnection diagram, golden: its delays and guards on their edges, what it reports on leaving stopping", () => {
+  assert.equal(
+    machineToMermaid(SPILLWAY_MACHINES.upstreamConnection as AnyStateMachine, { nested: true }),
+    `stateDiagram-v2
+  [*] --> idle
+  idle
+  state "starting · entry openLink" as starting {
+    [*] --> starting_initializing
+    state "initializing" as starting_initializing
+    starting_initializing : invokes initialize
+    starting_initializing : entry beginStep
+    state "listing" as starting_listing
+    starting_listing : invokes listTools
+    starting_listing : entry beginStep
+    starting_initializing --> starting_listing : done
+  }
+  state "stopping" as stopping
+  stopping : invokes stopLink
+  stopping : exit settleStartFailure, logStartFailure, tellStartFailed
+  state "ready · entry resetFailedStarts, announceReady" as ready {
+    [*] --> ready_serving
+    state "serving" as ready_serving
+    state "relisting" as ready_relisting
+    ready_relisting : invokes listTools
+    ready_serving --> ready_relisting : tools.changed
+    ready_relisting --> ready_relisting : tools.changed
+    ready_relisting --> ready_serving : done
+    ready_relisting --> ready_serving : error
+    ready_relisting --> ready_serving : after startupTimeout
+  }
+  lost
+  restarting
+  state "closing" as closing
+  closing : invokes closeLink
+  closed
+  idle --> starting : connect
+  idle --> closed : close
+  starting --> stopping : close
+  starting --> stopping : after startupTimeout
+  stopping --> closed : done [isClosing]
+  stopping --> restarting : done [restartsInBackground]
+  stopping --> idle : done
+  ready --> lost : server.gone
+  ready --> closing : close
+  lost --> restarting : connect
+  lost --> closed : close
+  lost --> restarting : always [restartsInBackground]
+  restarting --> restarting : connect [failedBefore]
+  restarting --> closed : close
+  restarting --> starting : after restartBackoff
+  restarting --> starting : always [restartsAtOnce]
+  closing --> closed : done
+  closing --> closed : error
+  closed --> [*]
+  starting_initializing --> stopping : error
+  starting_listing --> ready : done [restartsInBackground]
+  starting_listing --> ready : done
+  starting_listing --> stopping : error
 `,
   );
 });

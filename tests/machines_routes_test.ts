@@ -8,7 +8,9 @@
  * For `toolCall`, every path is one of the eight routes a call can take to
  * its slot (executed, lost, failed, cancelled, skipped, withheld, asked,
  * edited), each with the states the documentation names; for `phase`,
- * `commit` and `turn`, the set of paths is exactly the documented one.
+ * `commit` and `turn`, the set of paths is exactly the documented one; for
+ * `upstreamConnection`, under each restart policy, the documented paths are
+ * among them and none takes a way the policy rules out.
  */
 
 import assert from "node:assert/strict";
@@ -30,6 +32,10 @@ import type { ToolPolicy } from "../src/machines/turn_dependencies.ts";
 import { acceptedReview, replacedReview } from "../src/review/review.ts";
 import type { ToolCall } from "../src/review/tool_call.ts";
 import type { ExecutionOutcome } from "../src/service/executor.ts";
+import type { RestartPolicy } from "../src/service/upstream/restart_policy.ts";
+import { UpstreamCallRelays } from "../src/service/upstream/upstream_call_relays.ts";
+import type { UpstreamConnectionInput } from "../src/service/upstream/upstream_connection_events.ts";
+import { upstreamConnectionMachine } from "../src/service/upstream/upstream_connection_machine.ts";
 import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
 import { fixedClock } from "../src/testing/fixed_clock.ts";
@@ -363,4 +369,162 @@ Deno.test("the turn requests, runs a tool phase or closes, and ends finished or 
     "requesting → toolPhase → requesting → closing → finished",
     "requesting → toolPhase → requesting → toolPhase → closing → failed",
   ]);
+});
+
+/** What each state of upstreamConnection can be told, and how what it invoked can end. */
+function connectionEvents(snapshot: AnyMachineSnapshot): EventObject[] {
+  const after = (delay: string, state: string) =>
+    ({ type: `xstate.after.${delay}.upstreamConnection.${state}` }) as EventObject;
+  const close = { type: "close" };
+  if (snapshot.matches("idle")) return [{ type: "connect" }, close];
+  if (snapshot.matches({ starting: "initializing" })) {
+    return [
+      done("initialize", undefined),
+      error("initialize", "refused"),
+      after("startupTimeout", "starting"),
+      close,
+    ];
+  }
+  if (snapshot.matches({ starting: "listing" })) {
+    return [done("listTools", []), error("listTools", "bad page"), close];
+  }
+  if (snapshot.matches("stopping")) return [done("stopLink", undefined), close];
+  if (snapshot.matches({ ready: "serving" })) {
+    return [{ type: "tools.changed" }, { type: "server.gone" }, close];
+  }
+  if (snapshot.matches({ ready: "relisting" })) {
+    return [
+      done("listTools", []),
+      error("listTools", "bad page"),
+      after("startupTimeout", "ready.relisting"),
+      close,
+    ];
+  }
+  if (snapshot.matches("lost")) return [{ type: "connect" }, close];
+  if (snapshot.matches("restarting")) {
+    return [{ type: "connect" }, after("restartBackoff", "restarting"), close];
+  }
+  if (snapshot.matches("closing")) return [done("closeLink", undefined)];
+  return [];
+}
+
+function connectionInput(restart: RestartPolicy): UpstreamConnectionInput {
+  return {
+    name: "mcp.probe",
+    server: { kind: "stdio", process: { command: "probe" } },
+    startupTimeoutMs: 1_000,
+    restart,
+    relays: new UpstreamCallRelays("mcp.probe"),
+    warn: () => {},
+  };
+}
+
+/** Started, lost, started again (on demand: by the next `connect`), closed. */
+const RESTARTED: readonly EventObject[] = [
+  { type: "connect" },
+  done("initialize", undefined),
+  done("listTools", []),
+  { type: "server.gone" },
+  { type: "connect" },
+  done("initialize", undefined),
+  done("listTools", []),
+  { type: "close" },
+  done("closeLink", undefined),
+];
+
+/** Every path of upstreamConnection under `restart`, as its top-level states joined with →. */
+function connectionPaths(restart: RestartPolicy): Set<string> {
+  const input = connectionInput(restart);
+  const paths = getSimplePaths(upstreamConnectionMachine, {
+    input,
+    events: connectionEvents as never,
+    // What the guards read: whether a start failed before, and whether close was asked for.
+    serializeState: (snapshot) => {
+      const { value, context } = snapshot as AnyMachineSnapshot;
+      const { failedStarts, closing } = context as { failedStarts: number; closing: boolean };
+      return JSON.stringify([value, failedStarts > 0, closing]);
+    },
+  });
+  return new Set(
+    paths
+      .filter((path) => (path.state as AnyMachineSnapshot).status === "done")
+      .map((path) =>
+        statesOf(
+          upstreamConnectionMachine,
+          input,
+          path.steps.map(({ event }) => event as EventObject),
+        ).join(" → ")
+      ),
+  );
+}
+
+Deno.test("upstreamConnection on demand: a failed start goes back to idle, a lost server restarts at once when needed, every path ends closed", () => {
+  const paths = connectionPaths({ when: "demand" });
+  for (
+    const expected of [
+      "idle → closed",
+      "idle → starting → ready → closing → closed",
+      "idle → starting → stopping → idle → closed",
+      "idle → starting → stopping → closed",
+      "idle → starting → ready → lost → closed",
+      "idle → starting → stopping → idle → starting → ready → closing → closed",
+    ]
+  ) {
+    assert.ok(paths.has(expected), expected);
+  }
+  for (const path of paths) {
+    assert.ok(path.endsWith("→ closed"), path);
+    // Nothing waits in restarting on demand: it is passed on the way to starting.
+    assert.doesNotMatch(path, /restarting → (?!starting)/, path);
+    assert.doesNotMatch(path, /stopping → restarting/, path);
+  }
+  // A simple path passes `ready` once; the restart after a loss, to `ready` again, is this one.
+  const restarted = statesOf(
+    upstreamConnectionMachine,
+    connectionInput({ when: "demand" }),
+    RESTARTED,
+  );
+  assert.deepEqual(restarted, [
+    "idle",
+    "starting",
+    "ready",
+    "lost",
+    "restarting",
+    "starting",
+    "ready",
+    "closing",
+    "closed",
+  ]);
+  // Every state is on some path.
+  const visited = new Set([...[...paths].flatMap((path) => path.split(" → ")), ...restarted]);
+  assert.deepEqual(
+    [...visited].sort(),
+    Object.keys(upstreamConnectionMachine.root.states).sort(),
+  );
+});
+
+Deno.test("upstreamConnection in the background: a failed start waits out its back-off in restarting, a lost server restarts by itself", () => {
+  const paths = connectionPaths({ when: "background" });
+  for (
+    const expected of [
+      "idle → starting → stopping → restarting → starting → ready → closing → closed",
+      "idle → starting → stopping → restarting → closed",
+    ]
+  ) {
+    assert.ok(paths.has(expected), expected);
+  }
+  // Lost, it starts again by itself: no `connect` in between.
+  assert.deepEqual(
+    statesOf(
+      upstreamConnectionMachine,
+      connectionInput({ when: "background" }),
+      RESTARTED.filter((event, i) => !(event.type === "connect" && i > 0)),
+    ),
+    ["idle", "starting", "ready", "lost", "restarting", "starting", "ready", "closing", "closed"],
+  );
+  for (const path of paths) {
+    assert.ok(path.endsWith("→ closed"), path);
+    assert.doesNotMatch(path, /stopping → idle/, path);
+    assert.doesNotMatch(path, /lost → closed/, path);
+  }
 });

@@ -106,6 +106,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "StructuredContentInfo",
     "TextBlock",
     "TextWindow",
+    "TimerClock",
     "TokenUsage",
     "ToolCall",
     "ToolCallOptions",

@@ -30,12 +30,13 @@ function sourceOn(server: ScriptedHttpServer): { source: McpUpstreamSource; warn
   return { source, warnings };
 }
 
-defineToolSourceContract("McpUpstreamSource over HTTP", async () => {
+defineToolSourceContract("McpUpstreamSource over HTTP", async ({ clock }) => {
   const server = await startScriptedHttpServer();
   const source = new McpUpstreamSource({
     name: "mcp.scripted",
     url: server.url,
     timeoutFor: (tool) => tool === "hang" ? CONTRACT_TIMEOUT_MS : DEFAULT_TOOL_TIMEOUT_MS,
+    clock,
   });
   return {
     source,

@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { SimulatedClock } from "xstate";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
@@ -24,6 +24,7 @@ import {
 } from "../src/service/upstream/mcp_upstream_source.ts";
 import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
 import { Announcements, SCRIPTED_SERVER } from "./_scripted_server.ts";
+import { captureLogs } from "./_upstream_logs.ts";
 
 const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
 const never = new AbortController().signal;
@@ -53,20 +54,6 @@ function scriptedSource(
   });
 }
 
-/** Sends `spillway.upstream` logs to a list for the test's duration. */
-async function captureLogs(): Promise<{ readonly lines: string[] } & AsyncDisposable> {
-  const lines: string[] = [];
-  await configure({
-    reset: true,
-    sinks: { memory: (record: LogRecord) => lines.push(record.message.join("")) },
-    loggers: [
-      { category: ["spillway", "upstream"], lowestLevel: "debug", sinks: ["memory"] },
-      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["memory"] },
-    ],
-  });
-  return { lines, [Symbol.asyncDispose]: () => reset() };
-}
-
 function textOf(result: ToolResult): string {
   const block = result.content[0];
   assert.equal(block?.type, "text");
@@ -81,10 +68,11 @@ function assertSameText(received: string, expected: string): void {
   assert.equal(received === expected, true);
 }
 
-defineToolSourceContract("McpUpstreamSource", () => {
+defineToolSourceContract("McpUpstreamSource", ({ clock }) => {
   const announcements = new Announcements();
   const source = scriptedSource(announcements, {
     timeoutFor: (tool) => tool === "hang" ? CONTRACT_TIMEOUT_MS : DEFAULT_TOOL_TIMEOUT_MS,
+    clock,
   });
   return Promise.resolve({
     source,
@@ -217,9 +205,13 @@ Deno.test("an abort rejects with the signal's reason before the server hears of 
 Deno.test("a call past its tool's timeout is the timeout result, and the request is cancelled", async () => {
   const announcements = new Announcements();
   await using logs = await captureLogs();
-  const source = scriptedSource(announcements, { timeoutFor: () => 250 });
+  const clock = new SimulatedClock();
+  const source = scriptedSource(announcements, { timeoutFor: () => 250, clock });
   try {
-    const result = await source.call("wait", {}, { signal: never });
+    const call = source.call("wait", {}, { signal: never });
+    await announcements.starts.reached(1);
+    clock.increment(250);
+    const result = await call;
     assert.deepEqual(result, {
       content: [{ type: "text", text: "timed out after 0.25s" }],
       isError: true,
@@ -309,13 +301,18 @@ Deno.test("a reply that names no request fails every call waiting at once, sayin
 
 Deno.test("a line that is not a reply, or answers a request never sent, is logged; the call ends at its timeout", async () => {
   await using logs = await captureLogs();
-  const source = scriptedSource(new Announcements(), { timeoutFor: () => 300 });
+  const clock = new SimulatedClock();
+  const source = scriptedSource(new Announcements(), { timeoutFor: () => 300, clock });
   try {
-    assert.equal(
-      textOf(await source.call("anonymous", {}, { signal: never })),
-      "timed out after 0.3s",
-    );
-    assert.equal(textOf(await source.call("stray", {}, { signal: never })), "timed out after 0.3s");
+    // Each call waits until its line was logged; then its time is up.
+    const anonymous = source.call("anonymous", {}, { signal: never });
+    await logs.logged.reached(1);
+    clock.increment(300);
+    assert.equal(textOf(await anonymous), "timed out after 0.3s");
+    const stray = source.call("stray", {}, { signal: never });
+    await logs.logged.reached(3);
+    clock.increment(300);
+    assert.equal(textOf(await stray), "timed out after 0.3s");
     assert.deepEqual(logs.lines, [
       "mcp.scripted: the server wrote a line that is not JSON: " +
       '"Traceback (most recent call last): the server fell over"; it names no request that ' +
@@ -364,20 +361,24 @@ Deno.test("a JSON-RPC error answer is thrown as the SDK's McpError, not a lost c
 Deno.test("a server that never answers initialize is killed and reported as such", async () => {
   const announcements = new Announcements();
   await using logs = await captureLogs();
+  const clock = new SimulatedClock();
   const source = scriptedSource(announcements, {
     flags: ["--silent-initialize", "--ignore-term", "--linger"],
     startupTimeoutMs: 400,
     closeGraceMs: 100,
+    clock,
   });
   const message = "cannot start upstream server mcp.scripted: it did not answer initialize " +
     "within 0.4 s";
-  await assert.rejects(
+  const failed = assert.rejects(
     source.list(),
     (error) =>
       error instanceof SpillwayError && error.code === "tool_unavailable" &&
       error.message === message,
   );
   const pid = await announcements.silentInitialize.promise;
+  clock.increment(400);
+  await failed;
   // It ignored stdin's end and SIGTERM: it took the SIGKILL, and was reaped before the answer.
   assert.equal(isAlive(pid), false);
   assert.deepEqual(logs.lines, [message]);

@@ -11,10 +11,10 @@ Deno.test("inspect prints every machine as Markdown, one mermaid block each, in 
     .map((match) => match[1]);
   assert.deepEqual(
     headings,
-    ["turn", "phase", "toolCall", "commit"],
+    ["turn", "phase", "toolCall", "commit", "upstreamConnection"],
     "exactly the machines that run",
   );
-  assert.equal(out.match(/^```$/gm)?.length, 4, "every block is closed");
+  assert.equal(out.match(/^```$/gm)?.length, 5, "every block is closed");
   for (
     const edge of [
       "reviewSlot --> barrierAcknowledge : always",
@@ -23,6 +23,8 @@ Deno.test("inspect prints every machine as Markdown, one mermaid block each, in 
       "toolPhase_executing --> toolPhase_capping : always [allSlotsWritten]",
       "toolPhase_committing_flushing --> toolPhase_committing_releasing : done",
       "execute_running --> resultPrompt : done [wasParked]",
+      "starting --> stopping : after startupTimeout",
+      "restarting --> starting : after restartBackoff",
     ]
   ) {
     assert.ok(out.includes(edge), edge);
@@ -56,7 +58,10 @@ Deno.test("inspect --format json (or --json) prints the node trees", async () =>
 
 Deno.test("inspect refuses an unknown machine, an unknown format, and --json against --format", async () => {
   const cases: [string[], string][] = [
-    [["nope"], 'unknown machine "nope" (expected one of: turn, phase, toolCall, commit)'],
+    [
+      ["nope"],
+      'unknown machine "nope" (expected one of: turn, phase, toolCall, commit, upstreamConnection)',
+    ],
     [["--format", "svg"], '--format "svg" is not accepted (expected mermaid or json)'],
     [["--json", "--format", "mermaid"], "--json contradicts --format mermaid: give one of them"],
   ];

@@ -170,7 +170,9 @@ export class Gateway {
         refuseToolsNeedingPerson(service.list().map((tool) => tool.name), config, policyFor);
       }
       gateway.#catalog = await UpstreamCatalog.load(
-        plan.sources.filter((source) => source instanceof McpUpstreamSource),
+        plan.sources.flatMap((source) =>
+          source instanceof McpUpstreamSource ? [source.catalog] : []
+        ),
         options.warn ??
           ((message) => log.warn(message.replaceAll("{", "{{").replaceAll("}", "}}"))),
       );

@@ -27,7 +27,10 @@ import {
   type Server,
 } from "../service/sdk.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../service/tool_timeout.ts";
-import type { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import type {
+  CatalogRequestOptions,
+  CatalogUpstream,
+} from "../service/upstream/catalog_upstream.ts";
 import type { UpstreamCatalog } from "./upstream_catalog.ts";
 
 /**
@@ -53,7 +56,7 @@ export function serveCatalog(
         source,
         "prompts/get",
         extra.signal,
-        (client, options) => client.getPrompt(request.params, options),
+        (options) => source.getPrompt(request.params, options),
       );
     });
   }
@@ -89,13 +92,10 @@ export function serveCatalog(
       source,
       "resources/read",
       extra.signal,
-      (client, options) => client.readResource(request.params, options),
+      (options) => source.readResource(request.params, options),
     );
   });
 }
-
-/** The SDK client of an upstream server. */
-type UpstreamClient = Awaited<ReturnType<McpUpstreamSource["client"]>>;
 
 /**
  * `send`'s answer from `source`, under the client's `signal` and the
@@ -104,16 +104,13 @@ type UpstreamClient = Awaited<ReturnType<McpUpstreamSource["client"]>>;
  * started, it went away, it did not answer in time) is an internal error.
  */
 async function forwarded<T>(
-  source: McpUpstreamSource,
+  source: CatalogUpstream,
   method: string,
   signal: AbortSignal,
-  send: (
-    client: UpstreamClient,
-    options: { readonly signal: AbortSignal; readonly timeout: number },
-  ) => Promise<T>,
+  send: (options: CatalogRequestOptions) => Promise<T>,
 ): Promise<T> {
   try {
-    return await send(await source.client(), { signal, timeout: DEFAULT_TOOL_TIMEOUT_MS });
+    return await send({ signal, timeout: DEFAULT_TOOL_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
       const message = error.message.replace(/^(MCP error -?\d+: )+/, "");

@@ -21,14 +21,14 @@ import {
   type ServerCapabilities,
   UriTemplate,
 } from "../service/sdk.ts";
-import type { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import type { CatalogPage, CatalogUpstream } from "../service/upstream/catalog_upstream.ts";
 
 /** What changed, as the notifications say it. */
 export type CatalogKind = "prompts" | "resources";
 
 /** One listed item and the server it came from. */
 interface Owned<T> {
-  readonly source: McpUpstreamSource;
+  readonly source: CatalogUpstream;
   readonly item: T;
 }
 
@@ -41,10 +41,10 @@ interface Listing {
 
 /** The upstream servers' prompts and resources, by owner. */
 export class UpstreamCatalog {
-  readonly #sources: readonly McpUpstreamSource[];
+  readonly #sources: readonly CatalogUpstream[];
   readonly #capabilities: readonly ServerCapabilities[];
   readonly #warn: (message: string) => void;
-  readonly #listings = new Map<McpUpstreamSource, Listing>();
+  readonly #listings = new Map<CatalogUpstream, Listing>();
   readonly #warned = new Set<string>();
   readonly #listeners = new Set<(kind: CatalogKind) => void>();
   #prompts = new Map<string, Owned<Prompt>>();
@@ -52,7 +52,7 @@ export class UpstreamCatalog {
   #templates: (Owned<ResourceTemplate> & { readonly matcher: UriTemplate })[] = [];
 
   private constructor(
-    sources: readonly McpUpstreamSource[],
+    sources: readonly CatalogUpstream[],
     capabilities: readonly ServerCapabilities[],
     warn: (message: string) => void,
   ) {
@@ -66,7 +66,7 @@ export class UpstreamCatalog {
    * their configured order, and follows their changes.
    */
   static async load(
-    sources: readonly McpUpstreamSource[],
+    sources: readonly CatalogUpstream[],
     warn: (message: string) => void,
   ): Promise<UpstreamCatalog> {
     const capabilities = await Promise.all(
@@ -118,7 +118,7 @@ export class UpstreamCatalog {
   }
 
   /** The server of prompt `name`, if one listed it. */
-  promptOwner(name: string): McpUpstreamSource | undefined {
+  promptOwner(name: string): CatalogUpstream | undefined {
     return this.#prompts.get(name)?.source;
   }
 
@@ -126,7 +126,7 @@ export class UpstreamCatalog {
    * The server of resource `uri`: the one that listed it, else the first
    * whose URI template matches it, else the only server with resources.
    */
-  resourceOwner(uri: string): McpUpstreamSource | undefined {
+  resourceOwner(uri: string): CatalogUpstream | undefined {
     const listed = this.#resources.get(uri)?.source;
     if (listed !== undefined) return listed;
     const templated = this.#templates.find((owned) => owned.matcher.match(uri) !== null);
@@ -136,29 +136,19 @@ export class UpstreamCatalog {
   }
 
   /** Lists one server's prompts, or its resources and templates; a failure lists none. */
-  async #list(source: McpUpstreamSource, kind: CatalogKind): Promise<void> {
+  async #list(source: CatalogUpstream, kind: CatalogKind): Promise<void> {
     const listing = this.#listings.get(source) ?? { prompts: [], resources: [], templates: [] };
     this.#listings.set(source, listing);
     const caps = this.#capabilities[this.#sources.indexOf(source)] ?? {};
     if (caps[kind] === undefined) return;
     try {
-      const client = await source.client();
-      // A listing is part of the server's start: it gets the start-up timeout.
-      const options = { timeout: source.startupTimeoutMs };
+      // Each page is under the server's start-up timeout (a listing is part of its start).
       if (kind === "prompts") {
-        listing.prompts = await everyPage((cursor) =>
-          client.listPrompts(cursor, options).then((page) => [page.prompts, page.nextCursor])
-        );
+        listing.prompts = await everyPage((cursor) => source.listPrompts(cursor));
         return;
       }
-      listing.resources = await everyPage((cursor) =>
-        client.listResources(cursor, options).then((page) => [page.resources, page.nextCursor])
-      );
-      listing.templates = await everyPage((cursor) =>
-        client.listResourceTemplates(cursor, options).then((
-          page,
-        ) => [page.resourceTemplates, page.nextCursor])
-      );
+      listing.resources = await everyPage((cursor) => source.listResources(cursor));
+      listing.templates = await everyPage((cursor) => source.listResourceTemplates(cursor));
     } catch (error) {
       this.#tell(
         `${source.name}: listing its ${kind} failed, none are served: ${reasonText(error)}`,
@@ -195,7 +185,7 @@ export class UpstreamCatalog {
     table: Map<string, Owned<T>>,
     what: string,
     key: string,
-    source: McpUpstreamSource,
+    source: CatalogUpstream,
     item: T,
   ): void {
     const first = table.get(key);
@@ -223,13 +213,13 @@ const MAX_PAGES = 1_000;
 
 /** Every page of a paginated list. */
 async function everyPage<T>(
-  page: (params: { cursor: string } | undefined) => Promise<[readonly T[], string | undefined]>,
+  page: (cursor: string | undefined) => Promise<CatalogPage<T>>,
 ): Promise<T[]> {
   const items: T[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   do {
-    const [batch, next] = await page(cursor === undefined ? undefined : { cursor });
+    const { items: batch, nextCursor: next } = await page(cursor);
     items.push(...batch);
     if (next !== undefined && seen.has(next)) {
       throw new TypeError(`it repeated the cursor ${JSON.stringify(next)}`);

@@ -5,12 +5,37 @@
  * @module
  */
 
+import { phaseMachine } from "../machines/phase_machine.ts";
+import { toolCallMachine } from "../machines/tool_call_machine.ts";
+import { turnMachine } from "../machines/turn_machine.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import type { InspectionFacts } from "./inspection_facts.ts";
 import type { InspectionRecord } from "./inspection_log.ts";
 import type { BatchView, CallView, SizeView } from "./inspector_view.ts";
 import { mermaidStateId } from "./machine_diagram.ts";
+import { finalState, initialState, stateEntering, stateInvoking } from "./_machine_states.ts";
+
+/**
+ * The states of the `toolCall` route that a call without an actor is shown
+ * in, found in the machine's definition by what happens there.
+ */
+const CALL_ROUTE = {
+  /** Until its slot is written: where the route starts (`execute`). */
+  running: initialState(toolCallMachine),
+  /** Its slot written (`reviewSlot`). */
+  slotWritten: stateEntering(toolCallMachine, "writeSlot"),
+  /** While the commit runs: waiting for the release (`barrierAcknowledge`). */
+  awaitingRelease: stateInvoking(toolCallMachine, "awaitRelease"),
+  /** Once the commit is done (`released`). */
+  released: finalState(toolCallMachine),
+} as const;
+
+/** Where the turn runs the phase (`toolPhase`). */
+const TOOL_PHASE = stateInvoking(turnMachine, "phase");
+
+/** Where the phase runs the commit (`committing`). */
+const COMMITTING = stateInvoking(phaseMachine, "commit");
 
 /** The id of an asked-about call's `toolCall` actor: `call.<index>`. */
 export const CALL_ACTOR = /^call\.(\d+)$/;
@@ -180,12 +205,12 @@ export class ReplayModel {
    */
   active(): string[] {
     if (this.turnStatus !== undefined && this.turnStatus !== "active") return idsAlong(this.turn);
-    const path = this.turn.length === 0 && this.phase !== undefined ? ["toolPhase"] : [
+    const path = this.turn.length === 0 && this.phase !== undefined ? [TOOL_PHASE] : [
       ...this.turn,
     ];
-    if (path.length === 1 && path[0] === "toolPhase" && this.phase !== undefined) {
+    if (path.length === 1 && path[0] === TOOL_PHASE && this.phase !== undefined) {
       path.push(...this.phase);
-      if (this.phase.length === 1 && this.phase[0] === "committing" && this.commit !== undefined) {
+      if (this.phase.length === 1 && this.phase[0] === COMMITTING && this.commit !== undefined) {
         path.push(...this.commit);
       }
     }
@@ -208,9 +233,9 @@ class Call {
   /** Its state on the toolCall route: its actor's when it has one, else read from the phase's. */
   state(batch: Batch, model: ReplayModel): string[] {
     if (this.actorState !== undefined) return this.actorState;
-    if (batch.committed !== undefined) return ["released"];
-    if (model.phaseOf(batch)?.[0] === "committing") return ["barrierAcknowledge"];
-    return this.slotWritten ? ["reviewSlot"] : ["execute"];
+    if (batch.committed !== undefined) return [CALL_ROUTE.released];
+    if (model.phaseOf(batch)?.[0] === COMMITTING) return [CALL_ROUTE.awaitingRelease];
+    return [this.slotWritten ? CALL_ROUTE.slotWritten : CALL_ROUTE.running];
   }
 
   view(batch: Batch, model: ReplayModel): CallView {

@@ -142,6 +142,7 @@ async function respond(request: Request, follower: Follower, port: number): Prom
         JSON.stringify({
           turn: machineMermaid("turn"),
           toolCall: machineMermaid("toolCall", "LR"),
+          upstreamConnection: machineMermaid("upstreamConnection", "LR"),
         }),
         TYPES.json,
       );

@@ -53,6 +53,7 @@ Deno.test("the inspector serves its page, its script, its styles, Mermaid's own 
     const diagrams = JSON.parse((await get(url + "diagrams.json")).body);
     assert.match(diagrams.turn, /^stateDiagram-v2\n/);
     assert.match(diagrams.toolCall, /^stateDiagram-v2\n {2}direction LR\n/);
+    assert.match(diagrams.upstreamConnection, /^stateDiagram-v2\n {2}direction LR\n/);
     const view = JSON.parse((await get(url + "view.json")).body);
     assert.equal(view.file, undefined);
     assert.equal(view.steps, 0);

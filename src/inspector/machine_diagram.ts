@@ -10,11 +10,12 @@
  *   (Mermaid files a state under the last block that mentions it, so an edge
  *   written elsewhere would pull it out of its parent);
  * - edge labels name the event (`done` / `error` for the state's own invoked
- *   actor, `always` for eventless transitions) and, in brackets, the guard,
- *   composite ones spelled out (`[a and not b]`): no guarded edge reads as an
- *   unconditional one;
- * - a state that invokes an actor says so (`invokes commit`), and so does an
- *   entry action (`entry spendBudget`);
+ *   actor, `always` for eventless transitions, `after <delay>` for a named
+ *   delay) and, in brackets, the guard, composites made with
+ *   `src/machines/guard_combinators.ts` spelled out (`[a and not b]`): no
+ *   guarded edge reads as an unconditional one;
+ * - a state that invokes an actor says so (`invokes commit`), and so do its
+ *   entry and exit actions (`entry spendBudget`, `exit tellStartFailed`);
  * - with `nested`, an invoked machine is drawn inside the state that invokes
  *   it, so one diagram shows where the turn runs the phase and the phase
  *   runs the commit.
@@ -25,7 +26,8 @@
  * @module
  */
 
-import { and, type AnyStateMachine, not, or } from "xstate";
+import type { AnyStateMachine } from "xstate";
+import { guardParts } from "../machines/guard_combinators.ts";
 
 /** How {@linkcode machineToMermaid} draws. */
 export interface MachineDiagramOptions {
@@ -123,6 +125,8 @@ function mermaidWord(name: string): string {
 /** The parts of XState's `StateNode` the drawing reads. */
 interface StateNode {
   readonly key: string;
+  /** Its path from the machine's id: `upstreamConnection.ready.relisting`. */
+  readonly id: string;
   readonly type: string;
   readonly states: Readonly<Record<string, StateNode>>;
   readonly initial?: { readonly target: readonly StateNode[] } | undefined;
@@ -130,6 +134,7 @@ interface StateNode {
   readonly always?: readonly Transition[] | undefined;
   readonly invoke: readonly { readonly id: string; readonly src: unknown }[];
   readonly entry: readonly unknown[];
+  readonly exit: readonly unknown[];
 }
 
 interface Transition {
@@ -243,6 +248,8 @@ function notesOf(drawn: Drawn): string[] {
   if (inner.length > 0) notes.push(lifelongNote(drawn.inner?.machine.id ?? "", inner));
   const entry = drawn.node.entry.flatMap((action) => actionName(action) ?? []);
   if (entry.length > 0) notes.push(`entry ${entry.join(", ")}`);
+  const exit = drawn.node.exit.flatMap((action) => actionName(action) ?? []);
+  if (exit.length > 0) notes.push(`exit ${exit.join(", ")}`);
   return notes;
 }
 
@@ -263,7 +270,7 @@ function edgesOf(drawn: Drawn, layout: Layout): Edge[] {
       if (targetId === undefined) continue;
       edges.push({
         block: layout.blocks.get(target) === block ? block : undefined,
-        line: `${drawn.id} --> ${targetId} : ${label(transition, own)}`,
+        line: `${drawn.id} --> ${targetId} : ${label(transition, own, node.id)}`,
       });
     }
   }
@@ -274,13 +281,13 @@ function edgesOf(drawn: Drawn, layout: Layout): Edge[] {
 }
 
 /** The event's short name, and the guard in brackets when there is one: `done [wasParked]`. */
-function label(transition: Transition, ownActors: ReadonlySet<string>): string {
+function label(transition: Transition, ownActors: ReadonlySet<string>, source: string): string {
   const guard = transition.guard === undefined ? undefined : guardText(transition.guard, true);
-  const event = eventText(transition.eventType, ownActors);
+  const event = eventText(transition.eventType, ownActors, source);
   return guard === undefined ? event : `${event} [${guard}]`;
 }
 
-function eventText(event: string, ownActors: ReadonlySet<string>): string {
+function eventText(event: string, ownActors: ReadonlySet<string>, source: string): string {
   if (event === "") return "always";
   for (
     const [prefix, short] of [["xstate.done.actor.", "done"], ["xstate.error.actor.", "error"]]
@@ -289,33 +296,32 @@ function eventText(event: string, ownActors: ReadonlySet<string>): string {
     const actor = event.slice((prefix as string).length);
     return ownActors.has(actor) ? short as string : `${short} ${actor}`;
   }
-  if (event.startsWith("xstate.after.")) return `after ${event.slice("xstate.after.".length)}`;
+  // A delay's event is `xstate.after.<delay>.<state id>`: the delay is what the edge says.
+  if (event.startsWith("xstate.after.")) {
+    const delay = event.slice("xstate.after.".length);
+    return `after ${delay.endsWith(`.${source}`) ? delay.slice(0, -source.length - 1) : delay}`;
+  }
   return event;
 }
 
-const AND_CHECK = (and([]) as unknown as { check: unknown }).check;
-const OR_CHECK = (or([]) as unknown as { check: unknown }).check;
-const NOT_CHECK = (not("x") as unknown as { check: unknown }).check;
-
 /**
- * A guard as text: its name, or for `and` / `or` / `not` the names of the
- * guards it combines. A guard written inline, without a name, is drawn as
- * `unnamed guard` so that the edge still reads as conditional.
+ * A guard as text: its name, or for a composite made with `allOf` /
+ * `anyOf` / `notGuard` the guards it combines. A guard without a name (an
+ * inline function, or XState's own `and` / `or` / `not`, whose parts only
+ * XState's private fields hold) is drawn as `unnamed guard`, so that the
+ * edge still reads as conditional.
  */
 function guardText(guard: unknown, top: boolean): string {
   if (typeof guard === "string") return guard;
   if (typeof guard === "object" && guard !== null && "type" in guard) {
     if (typeof guard.type === "string") return guard.type;
   }
-  if (typeof guard === "function" && "check" in guard && "guards" in guard) {
-    const parts = (guard.guards as readonly unknown[]).map((inner) => guardText(inner, false));
-    let text: string | undefined;
-    if (guard.check === NOT_CHECK) text = `not ${parts[0]}`;
-    else if (guard.check === AND_CHECK) text = parts.join(" and ");
-    else if (guard.check === OR_CHECK) text = parts.join(" or ");
-    if (text !== undefined) return top || guard.check === NOT_CHECK ? text : `(${text})`;
-  }
-  return "unnamed guard";
+  const composite = guardParts(guard);
+  if (composite === undefined) return "unnamed guard";
+  const parts = composite.guards.map((inner) => guardText(inner, false));
+  if (composite.kind === "not") return `not ${parts[0]}`;
+  const text = parts.join(` ${composite.kind} `);
+  return top ? text : `(${text})`;
 }
 
 function actorName(src: unknown): string {

@@ -14,6 +14,7 @@
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { ToolAvailability } from "../config/unknown_tool_warnings.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
+import type { TimerClock } from "../service/timer_clock.ts";
 import { upstreamToolSource } from "./tool_sources_from_config.ts";
 import { secretVariables } from "../config/secret_variables.ts";
 import { reasonText } from "../errors/reason_text.ts";
@@ -22,6 +23,8 @@ import { reasonText } from "../errors/reason_text.ts";
 export interface ListConfiguredToolsOptions {
   /** The directory upstream servers start in. */
   readonly cwd: string;
+  /** The clock the servers' start-up timeouts run on. Default: the real one. */
+  readonly clock?: TimerClock;
 }
 
 /**
@@ -67,6 +70,7 @@ export async function listConfiguredTools(
           cwd: options.cwd,
           upstreamStderr: "null",
           secrets,
+          ...(options.clock === undefined ? {} : { clock: options.clock }),
         });
         try {
           // The source gives up, and stops the server, after its startup_timeout.

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SimulatedClock } from "xstate";
 import { fileURLToPath } from "node:url";
 import { parseConfig } from "../config/parse_config.ts";
 import { listConfiguredTools } from "./list_configured_tools.ts";
@@ -55,7 +56,11 @@ Deno.test("listConfiguredTools() reports servers it could not consult, and why",
       },
     }) + `[providers.mcp.web]\ntype = "http"\nurl = "http://127.0.0.1:9/mcp"\n`,
   );
-  const found = await listConfiguredTools(config, { cwd: Deno.cwd() });
+  const clock = new SimulatedClock();
+  const listing = listConfiguredTools(config, { cwd: Deno.cwd(), clock });
+  // Every server is starting: half a second passes, and the silent one has not answered.
+  clock.increment(500);
+  const found = await listing;
   assert.deepEqual(found.notConsulted, [
     {
       source: "mcp.missing",

@@ -20,6 +20,7 @@ import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { BuiltinToolSource } from "../service/builtin/builtin_tool_source.ts";
 import type { ToolRoute } from "../service/execution_service.ts";
 import { LocalToolSource, type LocalToolSpec } from "../service/local/local_tool_source.ts";
+import type { TimerClock } from "../service/timer_clock.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 import { childEnvironment } from "../service/subprocess/child_environment.ts";
@@ -64,6 +65,8 @@ export interface ToolSourcesOptions {
    * Default: `Deno.env.toObject()`, read when the sources are built.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The clock every source's time limits run on. Default: the real one. */
+  readonly clock?: TimerClock;
 }
 
 /** Options of {@linkcode upstreamToolSource}. */
@@ -96,6 +99,7 @@ export function toolSourcesFromConfig(
       cwd: options.cwd,
       tools: [...builtins, ...(options.tools ?? [])],
       timeoutFor: timeoutOf,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     }),
   ];
   const routes: Record<string, ToolRoute> = {};
@@ -124,7 +128,14 @@ export function toolSourcesFromConfig(
       };
     }
   }
-  if (local.length > 0) sources.push(new LocalToolSource({ tools: local }));
+  if (local.length > 0) {
+    sources.push(
+      new LocalToolSource({
+        tools: local,
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+      }),
+    );
+  }
   for (const provider of config.mcpProviders()) {
     sources.push(
       upstreamToolSource(provider, {
@@ -153,6 +164,7 @@ export function upstreamToolSource(
     ...(options.timeoutFor === undefined ? {} : { timeoutFor: options.timeoutFor }),
     ...(options.warn === undefined ? {} : { warn: options.warn }),
     relayInquiries: options.relayInquiries ?? false,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
   if (provider.type === "http") {
     return new McpUpstreamSource({ ...common, url: provider.url, headers: provider.headers });

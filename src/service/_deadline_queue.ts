@@ -5,10 +5,14 @@
  * (setting and clearing a timer takes about 5 µs under Deno; a bare
  * in-memory MCP round trip about 17 µs). Deadlines of the same length
  * expire in the order they were set, so a queue and one timer for its head
- * serve them all.
+ * serve them all. The queues are per clock ({@linkcode TimerClock}): the
+ * real one is shared by every source in the process, and a test's
+ * simulated clock has queues of its own.
  *
  * @module
  */
+
+import type { TimerClock } from "./timer_clock.ts";
 
 interface Entry {
   readonly at: number;
@@ -22,27 +26,37 @@ export interface Deadline {
   cancel(): void;
 }
 
-/** Deadlines of `ms` milliseconds, on one timer. */
+/** Deadlines of `ms` milliseconds, on one timer of `clock`. */
 export class DeadlineQueue {
   readonly #ms: number;
+  readonly #clock: TimerClock;
   #entries: Entry[] = [];
   /** Entries before this index are done (expired or cancelled). */
   #head = 0;
   #live = 0;
   #cancelled = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Whether the clock's timer for the head entry is set, and its id. */
+  #timerSet = false;
+  #timer: unknown;
 
-  /** @param ms the length of every deadline of this queue */
-  constructor(ms: number) {
+  /**
+   * @param ms the length of every deadline of this queue
+   * @param clock whose timer and time the queue uses
+   */
+  constructor(ms: number, clock: TimerClock) {
     this.#ms = ms;
+    this.#clock = clock;
   }
 
   /** Calls `expire` once `ms` have passed, unless the deadline is cancelled first. */
   add(expire: () => void): Deadline {
-    const entry: Entry = { at: performance.now() + this.#ms, expire };
+    const entry: Entry = { at: this.#clock.now() + this.#ms, expire };
     this.#entries.push(entry);
     this.#live += 1;
-    this.#timer ??= setTimeout(this.#fire, this.#ms);
+    if (!this.#timerSet) {
+      this.#timer = this.#clock.setTimeout(this.#fire, this.#ms);
+      this.#timerSet = true;
+    }
     return { cancel: () => this.#cancel(entry) };
   }
 
@@ -66,8 +80,8 @@ export class DeadlineQueue {
   }
 
   readonly #fire = (): void => {
-    this.#timer = undefined;
-    const now = performance.now();
+    this.#timerSet = false;
+    const now = this.#clock.now();
     while (this.#head < this.#entries.length) {
       const entry = this.#entries[this.#head] as Entry;
       const expire = entry.expire;
@@ -84,12 +98,14 @@ export class DeadlineQueue {
     if (this.#live === 0) this.#reset();
     else {
       const next = this.#entries[this.#head] as Entry;
-      this.#timer = setTimeout(this.#fire, Math.max(0, next.at - now));
+      this.#timer = this.#clock.setTimeout(this.#fire, Math.max(0, next.at - now));
+      this.#timerSet = true;
     }
   };
 
   #reset(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timerSet) this.#clock.clearTimeout(this.#timer);
+    this.#timerSet = false;
     this.#timer = undefined;
     this.#entries = [];
     this.#head = 0;
@@ -97,13 +113,24 @@ export class DeadlineQueue {
   }
 }
 
-const queues = new Map<number, DeadlineQueue>();
+/** The queues of each clock, by length. */
+const clocks = new WeakMap<TimerClock, Map<number, DeadlineQueue>>();
+/** The clock asked for last and its queues: almost every deadline is on the real clock. */
+let lastClock: TimerClock | undefined;
+let lastQueues: Map<number, DeadlineQueue> | undefined;
 
-/** The shared queue of deadlines of `ms` milliseconds. */
-export function deadlineQueue(ms: number): DeadlineQueue {
+/** The queue of `clock`'s deadlines of `ms` milliseconds, shared by everyone on that clock. */
+export function deadlineQueue(ms: number, clock: TimerClock): DeadlineQueue {
+  let queues = clock === lastClock ? lastQueues : clocks.get(clock);
+  if (queues === undefined) {
+    queues = new Map();
+    clocks.set(clock, queues);
+  }
+  lastClock = clock;
+  lastQueues = queues;
   let queue = queues.get(ms);
   if (queue === undefined) {
-    queue = new DeadlineQueue(ms);
+    queue = new DeadlineQueue(ms, clock);
     queues.set(ms, queue);
   }
   return queue;

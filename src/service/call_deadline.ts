@@ -3,14 +3,22 @@
  * runs under aborts when the caller's signal does or when the time is up,
  * and afterwards {@linkcode CallDeadline.expired} tells the two apart. The
  * builtin and upstream sources run each call under one (the local source's
- * process runner keeps its own, which also collects the output so far), and
- * the upstream source bounds its start-up handshake with one.
+ * process runner keeps its own, which also collects the output so far). It
+ * runs on a {@linkcode TimerClock}: the real one unless the source was given
+ * another (a test's simulated clock).
  *
  * @module
  */
 
 import { type Deadline, deadlineQueue } from "./_deadline_queue.ts";
+import { SYSTEM_CLOCK, type TimerClock } from "./timer_clock.ts";
 import { requireTimeoutMs } from "./tool_timeout.ts";
+
+/** Options of {@linkcode CallDeadline}. */
+export interface CallDeadlineOptions {
+  /** The clock the deadline runs on. Default: {@linkcode SYSTEM_CLOCK}. */
+  readonly clock?: TimerClock;
+}
 
 /**
  * A deadline and an abort signal joined: dispose it (`using`) to drop the deadline.
@@ -18,6 +26,7 @@ import { requireTimeoutMs } from "./tool_timeout.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { SimulatedClock } from "xstate";
  * import { CallDeadline } from "./call_deadline.ts";
  * const caller = new AbortController();
  * {
@@ -26,8 +35,11 @@ import { requireTimeoutMs } from "./tool_timeout.ts";
  *   assert.equal(deadline.signal.aborted, true);
  *   assert.equal(deadline.expired, false);
  * }
- * using short = new CallDeadline(undefined, 1);
- * await new Promise((resolve) => short.signal.addEventListener("abort", resolve));
+ * const clock = new SimulatedClock();
+ * using short = new CallDeadline(undefined, 1_000, { clock });
+ * clock.increment(999);
+ * assert.equal(short.expired, false);
+ * clock.increment(1);
  * assert.equal(short.expired, true);
  * ```
  */
@@ -49,9 +61,14 @@ export class CallDeadline implements Disposable {
    *
    * @param signal the caller's signal, if any
    * @param timeoutMs the limit in ms (see `requireTimeoutMs`)
+   * @param options the clock
    * @throws {RangeError} when `timeoutMs` is not a valid limit
    */
-  constructor(signal: AbortSignal | undefined, timeoutMs: number) {
+  constructor(
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    options?: CallDeadlineOptions,
+  ) {
     requireTimeoutMs("timeoutMs", timeoutMs);
     this.timeoutMs = timeoutMs;
     // One listener on the caller's signal (this object, no closure), removed
@@ -62,7 +79,7 @@ export class CallDeadline implements Disposable {
     if (signal?.aborted) this.#end(signal.reason);
     else signal?.addEventListener("abort", this, { once: true });
     // One timer for all deadlines of this length: a timer per call cost more than the call.
-    this.#deadline = deadlineQueue(timeoutMs).add(() => {
+    this.#deadline = deadlineQueue(timeoutMs, options?.clock ?? SYSTEM_CLOCK).add(() => {
       this.#expired = true;
       this.#end(new DOMException(`deadline of ${timeoutMs} ms passed`, "TimeoutError"));
     });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SimulatedClock } from "xstate";
 import { CallDeadline } from "./call_deadline.ts";
 
 const NEVER = new Promise<never>(() => {});
@@ -21,14 +22,30 @@ Deno.test("CallDeadline.race() gives up on work that ignores its signal when the
 });
 
 Deno.test("CallDeadline.race() gives up with a TimeoutError once the time is up", async () => {
-  using deadline = new CallDeadline(undefined, 1);
+  const clock = new SimulatedClock();
+  using deadline = new CallDeadline(undefined, 250, { clock });
   const signal = deadline.signal;
+  const racing = deadline.race(NEVER);
+  clock.increment(249);
+  assert.equal(signal.aborted, false);
+  clock.increment(1);
   await assert.rejects(
-    deadline.race(NEVER),
-    (reason) => reason instanceof DOMException && reason.name === "TimeoutError",
+    racing,
+    (reason) =>
+      reason instanceof DOMException && reason.name === "TimeoutError" &&
+      reason.message === "deadline of 250 ms passed",
   );
   assert.equal(deadline.expired, true);
   assert.equal(signal.aborted, true, "a signal read before the end aborts with it");
+});
+
+Deno.test("CallDeadline runs on its own clock: simulated time does not move the real one, nor the reverse", () => {
+  const clock = new SimulatedClock();
+  using simulated = new CallDeadline(undefined, 100, { clock });
+  using real = new CallDeadline(undefined, 100);
+  clock.increment(100);
+  assert.equal(simulated.expired, true);
+  assert.equal(real.expired, false);
 });
 
 Deno.test("CallDeadline.race() on a caller that already aborted rejects at once", async () => {
@@ -38,13 +55,15 @@ Deno.test("CallDeadline.race() on a caller that already aborted rejects at once"
   await assert.rejects(deadline.race(Promise.resolve("late")), (reason) => reason === "gone");
 });
 
-Deno.test("CallDeadline stops following its caller once disposed", () => {
+Deno.test("CallDeadline stops following its caller once disposed, and its time no longer runs", () => {
+  const clock = new SimulatedClock();
   const caller = new AbortController();
   let signal: AbortSignal;
   {
-    using deadline = new CallDeadline(caller.signal, 60_000);
+    using deadline = new CallDeadline(caller.signal, 60_000, { clock });
     signal = deadline.signal;
   }
   caller.abort("after");
+  clock.increment(60_000);
   assert.equal(signal.aborted, false);
 });

@@ -55,6 +55,7 @@ export {
 } from "./executor_contract.ts";
 export {
   CONTRACT_TIMEOUT_MS,
+  type ContractContext,
   type ContractTools,
   defineToolSourceContract,
   Milestones,

@@ -7,18 +7,36 @@
  * calls {@linkcode defineToolSourceContract} with a factory; an application
  * that brings its own `ToolSource` to `createRuntime` can run it too.
  *
+ * Time is simulated: the factory gets the clock the source's time limits
+ * must run on, and the timeout case moves it on by hand once the call is
+ * running, so no case waits for time to pass.
+ *
  * @module
  */
 
 import assert from "node:assert/strict";
+import { SimulatedClock } from "xstate";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { runSourceCall } from "../service/source_call.ts";
 import type { ParkedOutcome } from "../service/parked_call.ts";
+import type { TimerClock } from "../service/timer_clock.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { timedOutText } from "../service/tool_timeout.ts";
 
-/** The time limit of the contract's `hang` tool, in ms: short, so the suite stays quick. */
+/**
+ * The time limit of the contract's `hang` tool, in ms. It passes on the
+ * simulated clock, so its length costs the suite nothing.
+ */
 export const CONTRACT_TIMEOUT_MS = 300;
+
+/** What the factory of {@linkcode defineToolSourceContract} is given for one test. */
+export interface ContractContext {
+  /**
+   * The clock the source's time limits must run on (its `clock` option):
+   * simulated, moved on only by the test.
+   */
+  readonly clock: TimerClock;
+}
 
 /** The tools a source under test offers, by what they do. */
 export interface ContractTools {
@@ -26,7 +44,10 @@ export interface ContractTools {
   readonly echo: string;
   /** Fails: an `isError` result whose text contains its `text` argument. */
   readonly fail: string;
-  /** Never answers by itself; its time limit is {@linkcode CONTRACT_TIMEOUT_MS}. */
+  /**
+   * Never answers by itself; its time limit is {@linkcode CONTRACT_TIMEOUT_MS}
+   * on the contract's clock.
+   */
   readonly hang: string;
   /** Never answers by itself; its time limit is long: only a cancellation ends it. */
   readonly wait: string;
@@ -132,26 +153,27 @@ async function assertStillAnswers(source: ToolSource, tools: ContractTools): Pro
  * `"<name> (tool source contract): …"`.
  *
  * @param name the source's name in test names, e.g. `"LocalToolSource"`
- * @param create makes a fresh source for one test
+ * @param create makes a fresh source for one test, its time limits on the given clock
  * @param options which cases do not apply to the source
  */
 export function defineToolSourceContract(
   name: string,
-  create: () => Promise<SourceUnderTest>,
+  create: (context: ContractContext) => Promise<SourceUnderTest>,
   options: ToolSourceContractOptions = {},
 ): void {
   const contract = (
     what: string,
-    body: (under: SourceUnderTest) => Promise<void>,
+    body: (under: SourceUnderTest, clock: SimulatedClock) => Promise<void>,
     ignore = false,
   ) => {
     Deno.test({
       name: `${name} (tool source contract): ${what}`,
       ignore,
       fn: async () => {
-        const under = await create();
+        const clock = new SimulatedClock();
+        const under = await create({ clock });
         try {
-          await body(under);
+          await body(under, clock);
         } finally {
           await under.cleanup();
         }
@@ -218,9 +240,12 @@ export function defineToolSourceContract(
     `a timeout is an isError result headed "${
       timedOutText(CONTRACT_TIMEOUT_MS)
     }", and the work is stopped`,
-    async ({ source, tools, starts, stops }) => {
-      const outcome = await park(source, tools.hang, {});
+    async ({ source, tools, starts, stops }, clock) => {
+      const parked = park(source, tools.hang, {});
       await starts.reached(1);
+      // The call runs (its deadline is set): its time passes now, at once.
+      clock.increment(CONTRACT_TIMEOUT_MS);
+      const outcome = await parked;
       assert.equal(outcome.kind, "executed");
       if (outcome.kind !== "executed") return;
       assert.equal(outcome.response.isError, true);

@@ -1,4 +1,4 @@
-// The inspector page: draws the turn and toolCall machines with Mermaid (its
+// The inspector page: draws the turn, toolCall and upstreamConnection machines with Mermaid (its
 // own bundle, served by spillway), asks the server for the view at a step and
 // shows it: the lit states, each call's state and sizes, the batch budget, the
 // notices. While it follows the last step it asks again every second, so a
@@ -49,6 +49,7 @@ async function start() {
   const diagrams = await json("diagrams.json");
   await draw("turn", diagrams.turn, $("#turn-diagram"));
   await draw("toolCall", diagrams.toolCall, $("#call-diagram"), true);
+  await draw("upstreamConnection", diagrams.upstreamConnection, $("#connection-diagram"), true);
   wireControls();
   await refresh();
   setInterval(() => {

@@ -7,10 +7,11 @@
  * @module
  */
 
-import { CallDeadline } from "../call_deadline.ts";
+import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { reasonText } from "../../errors/reason_text.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "../tool_source.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
+import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, timedOutResult } from "../tool_timeout.ts";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
@@ -27,6 +28,8 @@ export interface BuiltinToolSourceOptions {
    * `timeout`). Default: {@linkcode DEFAULT_TOOL_TIMEOUT_MS} for every tool.
    */
   readonly timeoutFor?: (tool: string) => number;
+  /** The clock the time limits run on. Default: {@linkcode SYSTEM_CLOCK}. */
+  readonly clock?: TimerClock;
 }
 
 /**
@@ -55,6 +58,8 @@ export class BuiltinToolSource implements ToolSource {
   readonly #cwd: string;
   readonly #tools = new Map<string, BuiltinTool>();
   readonly #timeoutFor: (tool: string) => number;
+  /** One options object for every call's deadline. */
+  readonly #deadline: CallDeadlineOptions;
 
   /**
    * Creates the source and registers `options.tools`.
@@ -64,6 +69,7 @@ export class BuiltinToolSource implements ToolSource {
   constructor(options: BuiltinToolSourceOptions) {
     this.#cwd = options.cwd;
     this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
+    this.#deadline = { clock: options.clock ?? SYSTEM_CLOCK };
     for (const tool of options.tools ?? BUILTIN_TOOLS) this.register(tool);
   }
 
@@ -107,7 +113,7 @@ export class BuiltinToolSource implements ToolSource {
     signal.throwIfAborted();
     const found = this.#tools.get(tool);
     if (found === undefined) throw unknownToolError(this.name, tool);
-    using deadline = new CallDeadline(signal, this.#timeoutFor(tool));
+    using deadline = new CallDeadline(signal, this.#timeoutFor(tool), this.#deadline);
     let output: string | ToolResult;
     try {
       const context = options.output === undefined

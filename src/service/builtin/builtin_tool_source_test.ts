@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SimulatedClock } from "xstate";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../tool_timeout.ts";
 import type { ToolResult } from "../tool_source.ts";
 import {
@@ -21,7 +22,7 @@ function untilStopped(starts: Milestones, stops: Milestones) {
   };
 }
 
-defineToolSourceContract("BuiltinToolSource", () => {
+defineToolSourceContract("BuiltinToolSource", ({ clock }) => {
   const starts = new Milestones();
   const stops = new Milestones();
   const source = new BuiltinToolSource({
@@ -50,6 +51,7 @@ defineToolSourceContract("BuiltinToolSource", () => {
       },
     ],
     timeoutFor: (tool) => tool === "hang" ? CONTRACT_TIMEOUT_MS : DEFAULT_TOOL_TIMEOUT_MS,
+    clock,
   });
   return Promise.resolve({
     source,
@@ -62,13 +64,26 @@ defineToolSourceContract("BuiltinToolSource", () => {
 
 Deno.test("BuiltinToolSource answers a timed-out tool that ignores its signal at once", async () => {
   const never = Promise.withResolvers<string>();
+  const running = Promise.withResolvers<void>();
+  const clock = new SimulatedClock();
   const source = new BuiltinToolSource({
     cwd: ".",
-    tools: [{ name: "stuck", description: "", inputSchema: schema, run: () => never.promise }],
+    tools: [{
+      name: "stuck",
+      description: "",
+      inputSchema: schema,
+      run: () => {
+        running.resolve();
+        return never.promise;
+      },
+    }],
     timeoutFor: () => 50,
+    clock,
   });
-  const result = await source.call("stuck", {}, { signal: new AbortController().signal });
-  assert.deepEqual(result, {
+  const call = source.call("stuck", {}, { signal: new AbortController().signal });
+  await running.promise;
+  clock.increment(50);
+  assert.deepEqual(await call, {
     content: [{ type: "text", text: "timed out after 0.05s" }],
     isError: true,
   });

@@ -24,6 +24,7 @@ import {
 } from "../tool_source.ts";
 import { unknownToolError } from "../tool_source_faults.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, requireTimeoutMs, timedOutText } from "../tool_timeout.ts";
+import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
 import { collectedResult, OutputCollector } from "../output_collector.ts";
 import type { OutputSink } from "../output_sink.ts";
@@ -63,6 +64,8 @@ export interface LocalToolSourceOptions {
   readonly tools: readonly LocalToolSpec[];
   /** SIGTERM → SIGKILL grace on timeout, abort or close. Default: {@linkcode KILL_GRACE_MS}. */
   readonly killGraceMs?: number;
+  /** The clock the tools' time limits run on. Default: {@linkcode SYSTEM_CLOCK}. */
+  readonly clock?: TimerClock;
 }
 
 /** The arguments schema every local tool advertises: any JSON object. */
@@ -89,6 +92,7 @@ export class LocalToolSource implements ToolSource {
   readonly name = "local";
   readonly #tools: ReadonlyMap<string, LocalToolSpec>;
   readonly #killGraceMs: number;
+  readonly #clock: TimerClock;
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<void>>();
 
@@ -109,6 +113,7 @@ export class LocalToolSource implements ToolSource {
     this.#tools = tools;
     this.#killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
     requirePositiveInteger("killGraceMs", this.#killGraceMs);
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   /** The configured tools, each accepting any JSON object. */
@@ -156,6 +161,7 @@ export class LocalToolSource implements ToolSource {
       clearEnv: spec.clearEnv ?? false,
       stdin,
       timeoutMs,
+      clock: this.#clock,
       killGraceMs: this.#killGraceMs,
       signal: AbortSignal.any([options.signal, this.#closing.signal]),
       onStdout: (chunk) => stdout.push(chunk),

@@ -21,6 +21,7 @@ import { ByteBuffer } from "../subprocess/byte_buffer.ts";
 import { killProcessGroup } from "../subprocess/kill_process_group.ts";
 import { releaseBytes } from "../subprocess/release_bytes.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
+import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 
 /**
  * How long a process group gets between SIGTERM and SIGKILL, and how long its
@@ -41,6 +42,8 @@ export interface RunProcessOptions {
   readonly stdin?: Uint8Array;
   /** Deadline after which the group is killed and the outcome is `timed_out`. */
   readonly timeoutMs: number;
+  /** The clock the deadline runs on. Default: {@linkcode SYSTEM_CLOCK}. */
+  readonly clock?: TimerClock;
   /** SIGTERM → SIGKILL grace. Default: {@linkcode KILL_GRACE_MS}. */
   readonly killGraceMs?: number;
   /** Kills the group; the outcome then rejects with `signal.reason` at once. */
@@ -160,7 +163,8 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
     return stopping;
   };
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  let timer: { readonly id: unknown } | undefined;
   let timedOut = false;
   let onAbort: (() => void) | undefined;
   const finished = Promise.all([status, stdout, stderr, stdinDone]);
@@ -170,13 +174,15 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       reject(signal?.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    timer = setTimeout(() => {
-      timer = undefined;
-      timedOut = true;
-      void stop().then(async () => {
-        resolve({ kind: "timed_out", stdout: await stdout, stderr: await stderr });
-      });
-    }, options.timeoutMs);
+    timer = {
+      id: clock.setTimeout(() => {
+        timer = undefined;
+        timedOut = true;
+        void stop().then(async () => {
+          resolve({ kind: "timed_out", stdout: await stdout, stderr: await stderr });
+        });
+      }, options.timeoutMs),
+    };
     void finished.then(([s, out, err]) => {
       // After the deadline the exit is our own kill: the outcome is the timeout.
       if (timedOut) return;
@@ -186,7 +192,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
 
   const settled = (async () => {
     const aborted = await outcome.then(() => false, () => true);
-    if (timer !== undefined) clearTimeout(timer);
+    if (timer !== undefined) clock.clearTimeout(timer.id);
     if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
     const [, out, err] = await finished;
     if (stopping !== undefined) await stopping;

@@ -13,7 +13,8 @@
  * @module
  */
 
-import { ErrorCode, type JSONRPCMessage, type RequestId } from "../sdk.ts";
+import { ErrorCode, type JSONRPCMessage, McpError, type RequestId } from "../sdk.ts";
+import { describeIssues } from "../tool_source_faults.ts";
 
 /**
  * The `error.data` key of the JSON-RPC error the transport delivers in place
@@ -151,4 +152,26 @@ export function replyNamingNoRequest(
  */
 export function quotedPreview(line: string): string {
   return JSON.stringify(line.length > 200 ? `${line.slice(0, 200)}…` : line);
+}
+
+/**
+ * What is wrong with a reply the client refused (`a line that is not JSON:
+ * "…"`, or the schema issues of a result the SDK would not take), or
+ * `undefined` for any other error.
+ */
+export function malformedFlaw(error: unknown): string | undefined {
+  if (error instanceof McpError) {
+    const data: unknown = error.data;
+    if (typeof data !== "object" || data === null) return undefined;
+    const flaw: unknown = (data as Record<string, unknown>)[MALFORMED_REPLY_DATA_KEY];
+    return typeof flaw === "string" ? flaw : undefined;
+  }
+  // The SDK rejects a result that fails its schema with the zod error itself.
+  if (typeof error !== "object" || error === null || !("issues" in error)) return undefined;
+  const { issues } = error;
+  if (!Array.isArray(issues)) return undefined;
+  return describeIssues(issues.map((issue: unknown) => {
+    const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
+    return { path: Array.isArray(path) ? path : [], message: String(message) };
+  }));
 }

@@ -1,0 +1,67 @@
+/**
+ * An upstream server as the gateway's catalog of prompts and resources sees
+ * it: its name, what it offers, one page of a listing at a time, the two
+ * requests passed on (`prompts/get`, `resources/read`), and word when its
+ * prompts or resources changed. The connection answers these requests
+ * itself ({@linkcode UpstreamConnection}); the catalog holds no SDK client
+ * and never starts or stops a server.
+ *
+ * @module
+ */
+
+import type {
+  GetPromptRequest,
+  GetPromptResult,
+  Prompt,
+  ReadResourceRequest,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+} from "../sdk.ts";
+
+/** One page of a listing. */
+export interface CatalogPage<T> {
+  /** The page's items. */
+  readonly items: readonly T[];
+  /** Where the next page starts; absent on the last. */
+  readonly nextCursor?: string | undefined;
+}
+
+/** Per-request limits of a passed-on request. */
+export interface CatalogRequestOptions {
+  /** The client's signal: its cancellation reaches the server. */
+  readonly signal: AbortSignal;
+  /** How long the server may take, in ms. */
+  readonly timeout: number;
+}
+
+/** One upstream server, for the catalog. */
+export interface CatalogUpstream {
+  /** The source name, `"mcp.<server>"`. */
+  readonly name: string;
+  /**
+   * The server's capabilities (it is started if needed).
+   *
+   * @throws {SpillwayError} `tool_unavailable` when it cannot be started
+   */
+  capabilities(): Promise<ServerCapabilities>;
+  /** One page of `prompts/list` from `cursor` (the first without one), under the start-up timeout. */
+  listPrompts(cursor: string | undefined): Promise<CatalogPage<Prompt>>;
+  /** One page of `resources/list`, the same way. */
+  listResources(cursor: string | undefined): Promise<CatalogPage<Resource>>;
+  /** One page of `resources/templates/list`, the same way. */
+  listResourceTemplates(cursor: string | undefined): Promise<CatalogPage<ResourceTemplate>>;
+  /** `prompts/get`; a JSON-RPC error of the server is thrown as the SDK's `McpError`. */
+  getPrompt(
+    params: GetPromptRequest["params"],
+    options: CatalogRequestOptions,
+  ): Promise<GetPromptResult>;
+  /** `resources/read`; a JSON-RPC error of the server is thrown as the SDK's `McpError`. */
+  readResource(
+    params: ReadResourceRequest["params"],
+    options: CatalogRequestOptions,
+  ): Promise<ReadResourceResult>;
+  /** Calls `listener` when the server says its prompts or its resources changed. */
+  onCatalogChanged(listener: (kind: "prompts" | "resources") => void): () => void;
+}
