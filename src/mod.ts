@@ -120,7 +120,21 @@ export type {
 export { ByteSize } from "./size/byte_size.ts";
 export { SizeThreshold } from "./size/size_threshold.ts";
 export { capText, type CapTextOptions, type CapTextResult } from "./size/cap_text.ts";
-export type { Truncation, TruncationStrategy } from "./size/truncation.ts";
+export { capJson, type CapJsonOptions, type CapJsonResult } from "./size/cap_json.ts";
+export { cutText, type CutTextOptions } from "./size/cut_text.ts";
+export type { JsonFallback } from "./size/json_fallback.ts";
+export type {
+  JsonScan,
+  JsonValueKind,
+  MarkedContainer,
+  MarkedString,
+} from "./size/json_scanner.ts";
+export type {
+  JsonTruncationStrategy,
+  TextTruncationStrategy,
+  Truncation,
+  TruncationStrategy,
+} from "./size/truncation.ts";
 export type { TextWindow } from "./size/text_window.ts";
 export { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./review/max_tool_response_batch_bytes.ts";
 

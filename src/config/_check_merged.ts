@@ -63,9 +63,12 @@ function checkTools(merged: ConfigLayer): string[] {
     if (name !== "*" && split !== undefined && !rejected(name, "truncation")) {
       const strategy = truncation?.value ?? "head";
       if (strategy !== "head_tail") {
+        const json = strategy === "json" || strategy === "auto"
+          ? ": a json cut keeps a JSON prefix, and has no tail to share the bytes with"
+          : "";
         errors.push(
           `${split.at}: ${key("truncation_split")} is only used with truncation = "head_tail" ` +
-            `(truncation is "${strategy}")`,
+            `(truncation is "${strategy}"${json})`,
         );
       }
     }

@@ -75,3 +75,27 @@ Deno.test("inspectionFacts() names the calls that joined a phase at its start, a
   );
   assert.equal(inspectionFacts(event({ type: "xstate.init" })), undefined);
 });
+
+Deno.test("inspectionFacts() shows a json cut's fallback to the head in its notice, as printed", () => {
+  const notice = {
+    tool: "server_log",
+    callId: "c1",
+    originalBytes: 75_000,
+    capBytes: 1024,
+    cause: "size_threshold",
+    fallback: "not_json",
+  };
+  const facts = inspectionFacts(event({
+    type: "xstate.done.actor.capSlots",
+    output: { records: [], notices: [notice] },
+  }));
+  assert.deepEqual(facts, {
+    kind: "capped",
+    calls: [],
+    notices: [{
+      ...notice,
+      text: "server_log: sent 1.0 KB of 73.2 KB to the assistant (size_threshold); " +
+        "not one JSON value: cut as head",
+    }],
+  });
+});

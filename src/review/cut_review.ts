@@ -2,7 +2,9 @@
  * Cutting one review to a byte limit, shared by both caps: the cut always
  * starts from the text before any cut and uses the review's own truncation
  * strategy, so a response never carries two markers, its marker names the
- * original size, and both caps keep the same end(s) of it. A spilled
+ * original size, and both caps keep the same end(s) of it (or, under
+ * `json`/`auto`, the same JSON prefix; a json cut that fell back to the head
+ * says so in its notice). A spilled
  * response's cuts carry the reference line to its whole output. A cut of a
  * tool whose results must carry structured content is an error result (the
  * cut has none).
@@ -10,7 +12,7 @@
  * @module
  */
 
-import { capText } from "../size/cap_text.ts";
+import { cutText } from "../size/cut_text.ts";
 import { droppedContentOf } from "./dropped_content.ts";
 import { fullOutputReference } from "./full_output_reference.ts";
 import type { NoticeCause, NoticeFact } from "./notice.ts";
@@ -35,7 +37,7 @@ export function cutReview(
   const dropped = review.dropped ?? droppedContentOf(review.response);
   // Options are built only for a reference: a batch cut makes thousands of cuts.
   const options = reference === undefined ? truncation : { ...truncation, reference };
-  const cut = capText(uncut, capBytes, options);
+  const cut = cutText(uncut, capBytes, options);
   const { id } = review.response;
   const isError = review.response.isError || review.structured === true;
   const cutReview: Mutable<Review> = {
@@ -55,6 +57,7 @@ export function cutReview(
     capBytes,
     cause,
   };
+  if (cut.fallback !== undefined) notice.fallback = cut.fallback;
   if (dropped !== undefined) notice.dropped = dropped;
   return { review: cutReview, notice };
 }

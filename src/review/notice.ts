@@ -6,6 +6,7 @@
  */
 
 import { ByteSize } from "../size/byte_size.ts";
+import { describeJsonFallback, type JsonFallback } from "../size/json_fallback.ts";
 import { describeDropped, type DroppedContent } from "./dropped_content.ts";
 
 /** Which cap fired. */
@@ -29,6 +30,11 @@ export interface NoticeFact {
    * from its `initialize`). Absent: `--client-ceiling`'s.
    */
   readonly client?: string;
+  /**
+   * Present when the tool's truncation is `json` or `auto` and the text was
+   * cut as `head` instead: why.
+   */
+  readonly fallback?: JsonFallback;
   /** The non-text content the cut dropped (a cut result is its text alone), if it had any. */
   readonly dropped?: DroppedContent;
 }
@@ -36,8 +42,10 @@ export interface NoticeFact {
 /**
  * Formats a notice line (no trailing newline):
  * `{tool}: sent {cap} of {original} to the assistant ({cause})`, the cause
- * followed by `: {client}` when it is a client's own ceiling, and the line
- * by `; dropped {what}` when the cut also dropped non-text content.
+ * followed by `: {client}` when it is a client's own ceiling, the line by
+ * `; {why}` when a json cut fell back to the head (`not one JSON value: cut
+ * as head`), then by `; dropped {what}` when the cut also dropped non-text
+ * content.
  *
  * @example
  * ```ts
@@ -69,12 +77,24 @@ export interface NoticeFact {
  *   }),
  *   "big_log: sent 11.6 KB of 4.7 MB to the assistant (client ceiling: codex)",
  * );
+ * assert.equal(
+ *   formatNotice({
+ *     tool: "logs",
+ *     callId: "c3",
+ *     originalBytes: 3250586,
+ *     capBytes: 262144,
+ *     cause: "size_threshold",
+ *     fallback: "not_json",
+ *   }),
+ *   "logs: sent 256.0 KB of 3.1 MB to the assistant (size_threshold); not one JSON value: cut as head",
+ * );
  * ```
  */
 export function formatNotice(fact: NoticeFact): string {
   const cap = ByteSize.fromBytes(fact.capBytes).human();
   const original = ByteSize.fromBytes(fact.originalBytes).human();
+  const fallback = fact.fallback === undefined ? "" : `; ${describeJsonFallback(fact.fallback)}`;
   const dropped = fact.dropped === undefined ? "" : `; dropped ${describeDropped(fact.dropped)}`;
   const cause = fact.client === undefined ? fact.cause : `${fact.cause}: ${fact.client}`;
-  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${cause})${dropped}`;
+  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${cause})${fallback}${dropped}`;
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
-import { capText, truncationMarker } from "../size/cap_text.ts";
+import { truncationMarker } from "../size/cap_text.ts";
+import { cutText } from "../size/cut_text.ts";
 import { SizeThreshold } from "../size/size_threshold.ts";
 import type { Truncation, TruncationStrategy } from "../size/truncation.ts";
 import { textOfAbout } from "../testing/arbitrary_text.ts";
@@ -179,7 +180,7 @@ Deno.test("spendBatchBudget() properties: fits, spares what fits its share, one 
           assert.equal(r.uncut, uncut);
           const content = r.response.content;
           assert.ok(bytesOf(content) <= share);
-          assert.equal(content, capText(uncut, share, before.truncation).text);
+          assert.equal(content, cutText(uncut, share, before.truncation).text);
           if (before.uncut !== undefined) reached.recut++;
           const kind = before.truncation?.strategy ?? "head";
           strategies.add(kind);

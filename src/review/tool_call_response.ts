@@ -8,6 +8,7 @@
  */
 
 import { utf8Length } from "../size/cap_text.ts";
+import type { JsonScan } from "../size/json_scanner.ts";
 import type { TextWindow } from "../size/text_window.ts";
 import type { ContentBlock, StructuredContentInfo } from "./content_block.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";
@@ -36,6 +37,12 @@ export interface ResponseWindow {
    * than being a stored output (`spill = true`).
    */
   readonly temporary: boolean;
+  /**
+   * The whole text scanned as JSON while it streamed past, marked where
+   * `content` ends: what a json cut (`truncation = "json"`/`"auto"`) needs
+   * beyond the head. The review layer never reads the file.
+   */
+  readonly json?: JsonScan;
 }
 
 /** The response to one tool call. */
@@ -88,5 +95,5 @@ export function responseBytes(response: ToolCallResponse): number {
 export function responseText(response: ToolCallResponse): string | TextWindow {
   const { window } = response;
   if (window === undefined) return response.content;
-  return { head: response.content, tail: window.tail, bytes: window.bytes };
+  return { head: response.content, tail: window.tail, bytes: window.bytes, json: window.json };
 }

@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { ByteSize } from "./byte_size.ts";
 import { longestHead, longestTail, NO_EDGE } from "./_utf8_edges.ts";
 import { isWholeWindow, type TextWindow } from "./text_window.ts";
-import { DEFAULT_HEAD_PERCENT, type Truncation } from "./truncation.ts";
+import { DEFAULT_HEAD_PERCENT, type TextTruncationStrategy } from "./truncation.ts";
 
 /** What a cut produced. */
 export interface CapTextResult {
@@ -27,7 +27,14 @@ export interface CapTextResult {
 }
 
 /** How to cut; every field is optional. */
-export interface CapTextOptions extends Partial<Truncation> {
+export interface CapTextOptions {
+  /** Which end(s) are kept. Default `head`. (The json cuts are `capJson`'s.) */
+  readonly strategy?: TextTruncationStrategy | undefined;
+  /**
+   * `head_tail` only: the head's share of the kept bytes, a whole percentage
+   * from 1 to 99. Default 50.
+   */
+  readonly headPercent?: number | undefined;
   /**
    * A line placed right after the marker line of a cut text, inside the
    * limit: where the full output can be read (`spill = true`). Default none.

@@ -5,7 +5,7 @@ import { textOfAbout } from "../testing/arbitrary_text.ts";
 import { withTestSeed } from "../testing/seed.ts";
 import { capText, truncationMarker } from "./cap_text.ts";
 import type { TextWindow } from "./text_window.ts";
-import type { Truncation, TruncationStrategy } from "./truncation.ts";
+import type { TextTruncationStrategy as TruncationStrategy } from "./truncation.ts";
 import { longestHead, longestTail } from "./_utf8_edges.ts";
 
 const bytesOf = (s: string) => Buffer.byteLength(s, "utf8");
@@ -196,7 +196,7 @@ function layoutOf(cut: string, strategy: TruncationStrategy, marker: string) {
   return { head: before.slice(0, -1), tail: after.slice(1) };
 }
 
-const truncation: fc.Arbitrary<Truncation> = fc.record({
+const truncation = fc.record({
   strategy: fc.constantFrom<TruncationStrategy>("head", "tail", "head_tail"),
   headPercent: fc.oneof(fc.constant(50), fc.integer({ min: 1, max: 99 })),
 });

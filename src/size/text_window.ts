@@ -9,6 +9,7 @@
  */
 
 import { Buffer } from "node:buffer";
+import type { JsonScan } from "./json_scanner.ts";
 
 /** The two ends of a text and its size. */
 export interface TextWindow {
@@ -21,6 +22,12 @@ export interface TextWindow {
   readonly tail: string;
   /** The UTF-8 size of the whole text, in bytes. */
   readonly bytes: number;
+  /**
+   * The whole text scanned as JSON as it streamed past, marked where the
+   * head ends: what a json cut needs beyond the head. Absent when the text
+   * was not scanned.
+   */
+  readonly json?: JsonScan | undefined;
 }
 
 /**

@@ -1,32 +1,63 @@
 /**
  * Where a cut keeps the text: its beginning (`head`, the default), its end
- * (`tail`: test runs and logs put their conclusion last), or both ends
- * (`head_tail`) with the marker between them. A tool's `truncation` setting
+ * (`tail`: test runs and logs put their conclusion last), both ends
+ * (`head_tail`) with the marker between them, or a JSON value's prefix that
+ * is still JSON (`json` for any JSON value, `auto` for an object or an
+ * array; anything else is cut as `head`). A tool's `truncation` setting
  * resolves to one of these; both caps cut with it.
  *
  * @module
  */
 
 /** The strategies, spelled as the `truncation` setting spells them. */
-export type TruncationStrategy = "head" | "tail" | "head_tail";
+export type TruncationStrategy = TextTruncationStrategy | JsonTruncationStrategy;
+
+/** The strategies that cut bytes from the end(s) of any text. */
+export type TextTruncationStrategy = "head" | "tail" | "head_tail";
+
+/** The strategies that keep a JSON value JSON. */
+export type JsonTruncationStrategy = "json" | "auto";
 
 /** Accepted `truncation` values, in the order messages list them. */
-export const TRUNCATION_STRATEGIES: readonly TruncationStrategy[] = ["head", "tail", "head_tail"];
+export const TRUNCATION_STRATEGIES: readonly TruncationStrategy[] = [
+  "head",
+  "tail",
+  "head_tail",
+  "json",
+  "auto",
+];
+
+/**
+ * Whether `strategy` is a json cut (`json` or `auto`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isJsonStrategy } from "./truncation.ts";
+ * assert.ok(isJsonStrategy("auto"));
+ * assert.ok(!isJsonStrategy("head"));
+ * ```
+ */
+export function isJsonStrategy(
+  strategy: TruncationStrategy | undefined,
+): strategy is JsonTruncationStrategy {
+  return strategy === "json" || strategy === "auto";
+}
 
 /** The head's share of the kept bytes under `head_tail` when nothing says otherwise: an even split. */
 export const DEFAULT_HEAD_PERCENT = 50;
 
 /**
  * How a text is cut: the strategy and, for `head_tail`, the head's share of
- * the bytes kept (the tail gets the rest).
+ * the bytes kept (the tail gets the rest; the other strategies ignore it).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { capText } from "./cap_text.ts";
+ * import { cutText } from "./cut_text.ts";
  * import { HEAD_TRUNCATION, type Truncation } from "./truncation.ts";
  * const tail: Truncation = { strategy: "tail", headPercent: 50 };
- * assert.ok(capText("a".repeat(2000) + "PASSED", 1024, tail).text.endsWith("PASSED"));
+ * assert.ok(cutText("a".repeat(2000) + "PASSED", 1024, tail).text.endsWith("PASSED"));
  * assert.equal(HEAD_TRUNCATION.strategy, "head");
  * ```
  */
@@ -73,7 +104,7 @@ export function parseTruncationSplit(text: string): number | undefined {
 
 /**
  * Formats a truncation the way the configuration spells it: `head`, `tail`,
- * `head_tail` (an even split) or `head_tail 30/70`.
+ * `json`, `auto`, `head_tail` (an even split) or `head_tail 30/70`.
  *
  * @example
  * ```ts

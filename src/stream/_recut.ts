@@ -11,7 +11,7 @@
  */
 
 import { capText, utf8Length } from "../size/cap_text.ts";
-import type { TruncationStrategy } from "../size/truncation.ts";
+import type { TextTruncationStrategy as TruncationStrategy } from "../size/truncation.ts";
 
 const MARKER = String.raw`\.\.\. \[truncated, (\d+)(?:\.(\d))? (B|KB|MB|GB) → [^\]\n]*\]`;
 const REFERENCE = String.raw`(?:\n(\.\.\. \[full output: [^\n]*\]))?`;

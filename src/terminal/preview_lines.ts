@@ -3,7 +3,8 @@
  * `truncation` keeps when a cap cuts it. A `head` tool shows its first
  * lines, a `tail` tool its last ones (a test run's summary, not its first
  * test), a `head_tail` tool both ends, shared as `truncation_split` shares
- * the bytes. So what the person reads is what the assistant got, whether or
+ * the bytes; a `json` or `auto` tool its first lines too (a json cut keeps
+ * the value's beginning, and falls back to the head). So what the person reads is what the assistant got, whether or
  * not the response was cut. A result can be 100 MB: lines are counted and
  * picked without splitting (and so copying) the whole text.
  *
@@ -51,13 +52,16 @@ export function previewLines(
   truncation: Truncation,
 ): PreviewLines {
   const { content, window } = response;
-  const first = headLines(content, truncation.strategy === "tail" ? 0 : limit);
+  const { strategy } = truncation;
+  const first = headLines(content, strategy === "tail" ? 0 : limit);
   const count = window?.lines ?? first.count;
   const shown = Math.min(limit, count);
-  if (truncation.strategy === "head" || shown === 0) return { count, head: first.shown, tail: [] };
+  if (strategy !== "tail" && strategy !== "head_tail" || shown === 0) {
+    return { count, head: first.shown, tail: [] };
+  }
   // Both ends share the lines even when all of them are shown: the byte
   // bound may still leave the middle out.
-  const headCount = truncation.strategy === "tail"
+  const headCount = strategy === "tail"
     ? 0
     : shown === 1
     ? 1

@@ -72,6 +72,19 @@ Deno.test("previewLines() shows the ends the truncation keeps, shared as truncat
   assert.deepEqual(previewLines(response, 0, TAIL), { count: 100, head: [], tail: [] });
 });
 
+Deno.test("previewLines() shows a json or auto tool's first lines: a json cut keeps the head", () => {
+  const pretty = JSON.stringify({ rows: Array.from({ length: 50 }, (_, i) => i) }, null, 2);
+  const response = { id: "c", content: pretty, isError: false };
+  const first = pretty.split("\n").slice(0, 4);
+  for (const strategy of ["json", "auto"] as const) {
+    assert.deepEqual(previewLines(response, 4, { strategy, headPercent: 50 }), {
+      count: 54,
+      head: first,
+      tail: [],
+    });
+  }
+});
+
 Deno.test("previewLines() takes the tail of a text too large to hold from its window, marking a line shown from inside", () => {
   const window = {
     tail: "ne 99\nline 100\n",
