@@ -5,6 +5,11 @@
  * window, written to the sink's file as the exact UTF-8 of that text, while
  * memory keeps only its head, a tail of at least the window, the exact size
  * and the line count. A smaller output stays a plain string, as before.
+ * A windowed text is also scanned as JSON as it passes (marked where the
+ * head ends), so that a json cut (`truncation = "json"`/`"auto"`) of the
+ * window is exactly the cut of the whole text: the scan is the few numbers
+ * per level of nesting that cut needs from beyond the head, and it stops
+ * at the first character that is not JSON (a log, JSON lines).
  * Collected outputs compose: a failed local tool's response is its status,
  * its stderr and its stdout, each collected on its own and then appended in
  * that order to the collector of the response, without ever being held whole.
@@ -14,6 +19,7 @@
 
 import type { ResponseWindow } from "../review/tool_call_response.ts";
 import { utf8Length } from "../size/cap_text.ts";
+import { JsonScanner } from "../size/json_scanner.ts";
 import { longestHead, longestTail } from "../size/_utf8_edges.ts";
 import type { OutputFile, OutputSink } from "./output_sink.ts";
 import type { ToolResult } from "./tool_source.ts";
@@ -71,6 +77,8 @@ export class OutputCollector {
   #head = "";
   #tail: ByteRing | undefined;
   #file: OutputFile | undefined;
+  /** The text as JSON, from the moment it outgrew the window (see the module doc). */
+  #json: JsonScanner | undefined;
   /** Encoding room reused for every chunk written, so the stream allocates nothing per chunk. */
   #scratch = new Uint8Array(0);
   #bytes = 0;
@@ -165,6 +173,7 @@ export class OutputCollector {
         lines,
         path: finished.path,
         temporary: finished.temporary,
+        ...(this.#json === undefined ? {} : { json: this.#json.end() }),
       },
       ...(finished.ref === undefined ? {} : { ref: finished.ref }),
     };
@@ -194,9 +203,14 @@ export class OutputCollector {
         this.#head = longestHead(all, sink.windowBytes).text;
         // Three bytes more than the window: the ring may start inside a character.
         this.#tail = new ByteRing(sink.windowBytes + 3);
+        this.#json = new JsonScanner();
+        this.#json.push(this.#head);
+        this.#json.mark();
+        this.#json.push(all.slice(this.#head.length));
         this.#file = await sink.open();
         await this.#write(all);
       } else {
+        this.#json?.push(text);
         await this.#write(text);
       }
     } catch (error) {

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { BLOB_TEMP_PREFIX, BlobStore } from "../blobs/blob_store.ts";
+import { capJson } from "../size/cap_json.ts";
 import { capText, utf8Length } from "../size/cap_text.ts";
+import { jsonTextOfAbout } from "../testing/arbitrary_json.ts";
 import { textOfAbout } from "../testing/arbitrary_text.ts";
 import { withTestSeed } from "../testing/seed.ts";
 import { type CollectedOutput, OutputCollector } from "./output_collector.ts";
@@ -138,6 +140,57 @@ Deno.test("OutputCollector: a window is exact, whatever the chunking (property)"
   assert.ok(reached.windows >= runs / 2, `only ${reached.windows} windows`);
   assert.ok(reached.whole >= 5 && reached.invalid >= 10);
   assert.ok(reached.composed >= 20 && reached.windowedParts >= 10);
+});
+
+Deno.test("OutputCollector: a JSON window's json cut is the cut of the whole text (property)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spillway_collector_json_" });
+  const runs = 60;
+  const reached = { windows: 0, json: 0, cutInside: 0 };
+  try {
+    await withTestSeed(async (seed) => {
+      const cases = fc.sample(
+        fc.record({
+          windowBytes: fc.integer({ min: 256, max: 30_000 }),
+          json: jsonTextOfAbout(80_000),
+          chunk: fc.integer({ min: 1, max: 70_000 }),
+          // Sometimes what follows is not JSON: the scan must say so, not the head.
+          spoilt: fc.boolean(),
+          cap: fc.nat(),
+        }),
+        { seed, numRuns: runs },
+      );
+      for (const c of cases) {
+        const written = c.json.text + (c.spoilt ? "\n{}" : "");
+        const bytes = new Uint8Array(Buffer.from(written, "utf8"));
+        // What the tool wrote, as read (a lone surrogate was written as U+FFFD).
+        const whole = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+        const collector = new OutputCollector(spoolSink(`${dir}/spool`, c.windowBytes));
+        const chunk = chunkFor(c.chunk, bytes.length);
+        for (let at = 0; at < bytes.length; at += chunk) {
+          await collector.push(bytes.subarray(at, at + chunk));
+        }
+        const output = await collector.finish();
+        if (output.kind === "whole") continue;
+        reached.windows++;
+        const { head, window } = output;
+        assert.ok(window.json !== undefined, "a window is scanned");
+        assert.equal(window.json.value !== undefined, !c.spoilt);
+        if (!c.spoilt) reached.json++;
+        const cap = 100 + (c.cap % (c.windowBytes - 99));
+        for (const strategy of ["json", "auto"] as const) {
+          const viaWindow = capJson({ head, ...window }, cap, { strategy });
+          const direct = capJson(whole, cap, { strategy });
+          assert.deepEqual(viaWindow, direct, `${strategy} cut of the window differs at ${cap}`);
+          if (direct.fallback === undefined && window.json.open.length > 0) reached.cutInside++;
+        }
+        await Deno.remove(window.path);
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.ok(reached.windows >= runs / 2 && reached.json >= runs / 5, JSON.stringify(reached));
+  assert.ok(reached.cutInside >= 10, JSON.stringify(reached));
 });
 
 Deno.test("OutputCollector without a sink holds everything, as before", async () => {
