@@ -26,8 +26,18 @@ import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, MODEL_FLAG, OUTPUT_FLAGS } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
+import type { TruncationStrategy } from "../size/truncation.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
+
+/** How each `truncation` is shown: the json cuts say what they do with text that is not JSON. */
+const TRUNCATION_SHOWN: Readonly<Record<TruncationStrategy, string>> = {
+  head: "head",
+  tail: "tail",
+  head_tail: "head_tail",
+  json: "json (not one JSON value: head)",
+  auto: "auto (a JSON object or array: json; else head)",
+};
 
 /** `spillway config check`. */
 export const configCheckCommand: Command = {
@@ -171,7 +181,7 @@ function showValue(tool: ToolConfigWithDefaults, key: ToolConfigKey): string {
       return /^\d+$/.test(text) ? `${text} bytes` : text;
     }
     case "truncation":
-      return tool.truncation().strategy;
+      return TRUNCATION_SHOWN[tool.truncation().strategy];
     case "spill":
       return String(tool.spill());
     case "truncation_split": {
