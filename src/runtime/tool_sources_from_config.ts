@@ -25,6 +25,7 @@ import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 import { childEnvironment } from "../service/subprocess/child_environment.ts";
 import { StderrWindow } from "../service/upstream/stderr_window.ts";
+import { isJsonStrategy } from "../size/truncation.ts";
 import { upstreamTimeoutFor } from "./upstream_timeout_for.ts";
 
 /** Sources and renames for one runtime. */
@@ -94,12 +95,15 @@ export function toolSourcesFromConfig(
       named.has(name) && (config.tool(name).source()?.kind ?? "builtin") === "builtin"
     )
     : BUILTIN_TOOLS;
+  // A json cut of an output too large to hold needs it scanned as it streams.
+  const scansJson = (tool: string) => isJsonStrategy(config.tool(tool).truncation().strategy);
   const sources: ToolSource[] = [
     new BuiltinToolSource({
       cwd: options.cwd,
       tools: [...builtins, ...(options.tools ?? [])],
       timeoutFor: timeoutOf,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
+      scansJsonFor: scansJson,
     }),
   ];
   const routes: Record<string, ToolRoute> = {};
@@ -117,6 +121,7 @@ export function toolSourcesFromConfig(
         cwd: options.cwd,
         env: childEnvironment(inherited, { secrets, passEnv: tool.passEnv() }),
         clearEnv: true,
+        scansJson: scansJson(name),
         ...(description === undefined ? {} : { description }),
       });
     } else if (source?.kind === "mcp") {

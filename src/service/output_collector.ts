@@ -5,11 +5,13 @@
  * window, written to the sink's file as the exact UTF-8 of that text, while
  * memory keeps only its head, a tail of at least the window, the exact size
  * and the line count. A smaller output stays a plain string, as before.
- * A windowed text is also scanned as JSON as it passes (marked where the
- * head ends), so that a json cut (`truncation = "json"`/`"auto"`) of the
- * window is exactly the cut of the whole text: the scan is the few numbers
- * per level of nesting that cut needs from beyond the head, and it stops
- * at the first character that is not JSON (a log, JSON lines).
+ * For a tool whose truncation is `json` or `auto` (the Host says so, as it
+ * says the window's size), a windowed text is also scanned as JSON as it
+ * passes (marked where the head ends), so that a json cut of the window is
+ * exactly the cut of the whole text: the scan is the few numbers per level
+ * of nesting that cut needs from beyond the head. It stops at the first
+ * character that is not JSON (a log, JSON lines); through JSON it costs
+ * about a `JSON.parse`, which is why other tools' outputs are not scanned.
  * Collected outputs compose: a failed local tool's response is its status,
  * its stderr and its stdout, each collected on its own and then appended in
  * that order to the collector of the response, without ever being held whole.
@@ -40,6 +42,15 @@ export type CollectedOutput =
 
 const encoder = new TextEncoder();
 
+/** How an {@linkcode OutputCollector} collects. */
+export interface OutputCollectorOptions {
+  /**
+   * Whether a windowed text is scanned as JSON as it streams (the tool's
+   * truncation is `json` or `auto`). Default `false`.
+   */
+  readonly scansJson?: boolean | undefined;
+}
+
 /** Counts `\n` in `text`. */
 function newlines(text: string): number {
   let count = 0;
@@ -69,6 +80,7 @@ function newlines(text: string): number {
  */
 export class OutputCollector {
   readonly #sink: OutputSink | undefined;
+  readonly #scansJson: boolean;
   readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /** Everything so far, until the text outgrows the window. */
   #pieces: string[] = [];
@@ -87,9 +99,13 @@ export class OutputCollector {
   #failure: unknown;
   #ended = false;
 
-  /** @param sink where a large output goes; without one, everything is held */
-  constructor(sink: OutputSink | undefined) {
+  /**
+   * @param sink where a large output goes; without one, everything is held
+   * @param options whether a windowed text is scanned as JSON (default not)
+   */
+  constructor(sink: OutputSink | undefined, options: OutputCollectorOptions = {}) {
     this.#sink = sink;
+    this.#scansJson = options.scansJson ?? false;
   }
 
   /** The UTF-8 size of the text so far. */
@@ -203,10 +219,12 @@ export class OutputCollector {
         this.#head = longestHead(all, sink.windowBytes).text;
         // Three bytes more than the window: the ring may start inside a character.
         this.#tail = new ByteRing(sink.windowBytes + 3);
-        this.#json = new JsonScanner();
-        this.#json.push(this.#head);
-        this.#json.mark();
-        this.#json.push(all.slice(this.#head.length));
+        if (this.#scansJson) {
+          this.#json = new JsonScanner();
+          this.#json.push(this.#head);
+          this.#json.mark();
+          this.#json.push(all.slice(this.#head.length));
+        }
         this.#file = await sink.open();
         await this.#write(all);
       } else {

@@ -164,12 +164,21 @@ Deno.test("OutputCollector: a JSON window's json cut is the cut of the whole tex
         const bytes = new Uint8Array(Buffer.from(written, "utf8"));
         // What the tool wrote, as read (a lone surrogate was written as U+FFFD).
         const whole = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-        const collector = new OutputCollector(spoolSink(`${dir}/spool`, c.windowBytes));
+        const sink = spoolSink(`${dir}/spool`, c.windowBytes);
+        const collector = new OutputCollector(sink, { scansJson: true });
+        const plain = new OutputCollector(sink);
         const chunk = chunkFor(c.chunk, bytes.length);
         for (let at = 0; at < bytes.length; at += chunk) {
           await collector.push(bytes.subarray(at, at + chunk));
+          await plain.push(bytes.subarray(at, at + chunk));
         }
         const output = await collector.finish();
+        const unscanned = await plain.finish();
+        if (unscanned.kind === "window") {
+          // A tool whose truncation is not json: its output is not scanned.
+          assert.equal(unscanned.window.json, undefined);
+          await Deno.remove(unscanned.window.path);
+        }
         if (output.kind === "whole") continue;
         reached.windows++;
         const { head, window } = output;

@@ -20,6 +20,12 @@ export interface BuiltinToolContext {
    * collected window. Default: none.
    */
   readonly output?: OutputSink;
+  /**
+   * Whether a text streamed to `output` is to be scanned as JSON (the
+   * tool's truncation is `json` or `auto`; see {@linkcode OutputCollector}).
+   * Default: not.
+   */
+  readonly scansJson?: boolean;
 }
 
 /** A tool implemented as a TypeScript function. */

@@ -30,6 +30,11 @@ export interface BuiltinToolSourceOptions {
   readonly timeoutFor?: (tool: string) => number;
   /** The clock the time limits run on. Default: {@linkcode SYSTEM_CLOCK}. */
   readonly clock?: TimerClock;
+  /**
+   * Whether an output of `tool` too large to hold is scanned as JSON as it
+   * streams (its truncation is `json` or `auto`). Default: no tool's is.
+   */
+  readonly scansJsonFor?: (tool: string) => boolean;
 }
 
 /**
@@ -60,6 +65,7 @@ export class BuiltinToolSource implements ToolSource {
   readonly #timeoutFor: (tool: string) => number;
   /** One options object for every call's deadline. */
   readonly #deadline: CallDeadlineOptions;
+  readonly #scansJsonFor: (tool: string) => boolean;
 
   /**
    * Creates the source and registers `options.tools`.
@@ -70,6 +76,7 @@ export class BuiltinToolSource implements ToolSource {
     this.#cwd = options.cwd;
     this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
     this.#deadline = { clock: options.clock ?? SYSTEM_CLOCK };
+    this.#scansJsonFor = options.scansJsonFor ?? (() => false);
     for (const tool of options.tools ?? BUILTIN_TOOLS) this.register(tool);
   }
 
@@ -116,9 +123,12 @@ export class BuiltinToolSource implements ToolSource {
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool), this.#deadline);
     let output: string | ToolResult;
     try {
-      const context = options.output === undefined
-        ? { signal: deadline.signal, cwd: this.#cwd }
-        : { signal: deadline.signal, cwd: this.#cwd, output: options.output };
+      const context = options.output === undefined ? { signal: deadline.signal, cwd: this.#cwd } : {
+        signal: deadline.signal,
+        cwd: this.#cwd,
+        output: options.output,
+        scansJson: this.#scansJsonFor(tool),
+      };
       const running = found.run(args, context);
       output = await deadline.race(running);
     } catch (error) {

@@ -39,7 +39,7 @@ export const fsReadFile: BuiltinTool = {
     required: ["path"],
     additionalProperties: false,
   },
-  async run(args, { signal, cwd, output }) {
+  async run(args, { signal, cwd, output, scansJson }) {
     const { path } = args;
     if (path === undefined) return errorResult("fs_read_file: `path` is required");
     if (typeof path !== "string") {
@@ -52,7 +52,7 @@ export const fsReadFile: BuiltinTool = {
     if (output === undefined || info.size <= output.windowBytes) {
       return await Deno.readTextFile(confined.path, { signal });
     }
-    return await streamFile(confined.path, output, signal);
+    return await streamFile(confined.path, output, signal, scansJson === true);
   },
 };
 
@@ -61,8 +61,9 @@ async function streamFile(
   path: string,
   output: OutputSink,
   signal: AbortSignal,
+  scansJson: boolean,
 ): Promise<ToolResult> {
-  const collector = new OutputCollector(output);
+  const collector = new OutputCollector(output, { scansJson });
   try {
     using file = await Deno.open(path, { read: true });
     const buffer = new Uint8Array(1 << 20);

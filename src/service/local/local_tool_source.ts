@@ -56,6 +56,11 @@ export interface LocalToolSpec {
    * alone, nothing of spillway's own environment. Default: `false`.
    */
   readonly clearEnv?: boolean;
+  /**
+   * Whether a stdout too large to hold is scanned as JSON as it streams (the
+   * tool's truncation is `json` or `auto`: the Host says so). Default: not.
+   */
+  readonly scansJson?: boolean;
 }
 
 /** Options of {@linkcode LocalToolSource}. */
@@ -149,7 +154,8 @@ export class LocalToolSource implements ToolSource {
     const json = JSON.stringify(args);
     const stdin = new TextEncoder().encode(json);
     const timeoutMs = spec.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const stdout = new OutputCollector(options.output);
+    // Only stdout can be a result that is JSON: a failure's text starts with its status.
+    const stdout = new OutputCollector(options.output, { scansJson: spec.scansJson });
     const stderr = new OutputCollector(options.output);
     const run = runProcess(spec.command, {
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
