@@ -22,7 +22,9 @@
  *   prints its output a chunk at a time (for sizes like 1 GiB that the
  *   example tool would have to build in memory first); `local-stderr`: the
  *   same tool printing to stderr and failing (the response is its status,
- *   then the stderr; `--mib` is the stderr's size); `file`: the builtin
+ *   then the stderr; `--mib` is the stderr's size); `local-json`: the same
+ *   tool printing one JSON array, with `truncation = "json"` (the output is
+ *   scanned as it streams, and cut as JSON); `file`: the builtin
  *   `fs_read_file` on a file of that size written beforehand; `upstream`: `big_report` of `examples/upstream_server.ts` over
  *   stdio MCP; `builtin`: a TypeScript tool returning the text from memory
  *   (its text is built in this process and counts towards the peak).
@@ -70,7 +72,14 @@ export interface MemoryPeakReport {
 }
 
 /** Where the result comes from; see the module doc. */
-export type Source = "local" | "local-stream" | "local-stderr" | "file" | "upstream" | "builtin";
+export type Source =
+  | "local"
+  | "local-stream"
+  | "local-stderr"
+  | "local-json"
+  | "file"
+  | "upstream"
+  | "builtin";
 /** How the turn runs; see the module doc. */
 export type Via = "runtime" | "cli" | "cli-quiet";
 
@@ -131,6 +140,12 @@ command = [${deno}, "run", "tests/fixtures/memory/print_mib.ts"]
       return `[conversation.tools.produce]
 source = "local"
 command = [${deno}, "run", "tests/fixtures/memory/print_mib.ts", "stderr"]
+`;
+    case "local-json":
+      return `[conversation.tools.produce]
+source = "local"
+command = [${deno}, "run", "tests/fixtures/memory/print_mib.ts", "json"]
+truncation = "json"
 `;
     case "upstream":
       return `[providers.mcp.reports]
@@ -320,10 +335,17 @@ async function measure(
 
 if (import.meta.main) {
   const source = (flag("source") ?? "local") as Source;
-  if (!["local", "local-stream", "local-stderr", "file", "upstream", "builtin"].includes(source)) {
-    throw new TypeError(
-      `--source must be local, local-stream, local-stderr, file, upstream or builtin, got ${source}`,
-    );
+  const sources = [
+    "local",
+    "local-stream",
+    "local-stderr",
+    "local-json",
+    "file",
+    "upstream",
+    "builtin",
+  ];
+  if (!sources.includes(source)) {
+    throw new TypeError(`--source must be one of ${sources.join(", ")}, got ${source}`);
   }
   const via = (flag("via") ?? "runtime") as Via;
   if (!["runtime", "cli", "cli-quiet"].includes(via)) {
