@@ -123,12 +123,7 @@ export { capText, type CapTextOptions, type CapTextResult } from "./size/cap_tex
 export { capJson, type CapJsonOptions, type CapJsonResult } from "./size/cap_json.ts";
 export { cutText, type CutTextOptions } from "./size/cut_text.ts";
 export type { JsonFallback } from "./size/json_fallback.ts";
-export type {
-  JsonScan,
-  JsonValueKind,
-  MarkedContainer,
-  MarkedString,
-} from "./size/json_scanner.ts";
+export type { JsonScan, JsonValueKind, MarkedContainer, MarkedString } from "./size/json_scan.ts";
 export type {
   JsonTruncationStrategy,
   TextTruncationStrategy,

@@ -8,7 +8,7 @@
  */
 
 import { utf8Length } from "../size/cap_text.ts";
-import type { JsonScan } from "../size/json_scanner.ts";
+import type { JsonScan } from "../size/json_scan.ts";
 import type { TextWindow } from "../size/text_window.ts";
 import type { ContentBlock, StructuredContentInfo } from "./content_block.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";

@@ -17,7 +17,8 @@ import { type JsonCloseCosts, type JsonCutPoint, jsonCutPoint } from "./_json_cu
 import { longestHead } from "./_utf8_edges.ts";
 import type { JsonFallback } from "./json_fallback.ts";
 import { MORE_MEMBERS_KEY, moreBytesNote, moreItemsNote, moreMembersNote } from "./json_notes.ts";
-import { type JsonScan, JsonScanner } from "./json_scanner.ts";
+import type { JsonScan } from "./json_scan.ts";
+import { JsonScanner } from "./json_scanner.ts";
 import { isWholeWindow, type TextWindow } from "./text_window.ts";
 
 /** How {@linkcode cutJsonValue} cuts; every field is optional. */

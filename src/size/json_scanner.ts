@@ -17,45 +17,13 @@
  */
 
 import { Buffer } from "node:buffer";
-
-/** What kind of JSON value a text is. */
-export type JsonValueKind = "object" | "array" | "string" | "number" | "boolean" | "null";
+import type { JsonScan, JsonValueKind } from "./json_scan.ts";
 
 /**
  * The deepest nesting scanned: a text nested deeper counts as not one JSON
  * value (as deep as Go's `encoding/json` goes; far deeper than real data).
  */
 export const MAX_JSON_DEPTH = 10_000;
-
-/** A container open at the mark. */
-export interface MarkedContainer {
-  /** Whether it is an object or an array. */
-  readonly kind: "object" | "array";
-  /** Its members or elements begun before the mark (one being cut counts). */
-  readonly before: number;
-  /** How many it has in all; absent while it was still open at the end of the text scanned. */
-  readonly total?: number;
-}
-
-/** A string value (not a key) open at the mark. */
-export interface MarkedString {
-  /** UTF-8 bytes from the mark up to its closing quote (or to the end of the text scanned). */
-  readonly rest: number;
-  /** Whether its closing quote was scanned. */
-  readonly closed: boolean;
-}
-
-/** What a scan found. */
-export interface JsonScan {
-  /** The kind of the one JSON value the text is; absent when it is not one. */
-  readonly value?: JsonValueKind;
-  /** Where the mark is, in UTF-16 units from the start; -1 when there is none. */
-  readonly markAt: number;
-  /** The containers open at the mark, outermost first. */
-  readonly open: readonly MarkedContainer[];
-  /** The string value open at the mark, if the mark is inside one. */
-  readonly string?: MarkedString;
-}
 
 // States between characters.
 const VALUE = 0; // a value is next

@@ -3,7 +3,8 @@ import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { jsonTextOfAbout } from "../testing/arbitrary_json.ts";
 import { seededRandom, withTestSeed } from "../testing/seed.ts";
-import { type JsonScan, JsonScanner, MAX_JSON_DEPTH } from "./json_scanner.ts";
+import type { JsonScan } from "./json_scan.ts";
+import { JsonScanner, MAX_JSON_DEPTH } from "./json_scanner.ts";
 
 const parses = (text: string) => {
   try {

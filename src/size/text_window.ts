@@ -9,7 +9,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import type { JsonScan } from "./json_scanner.ts";
+import type { JsonScan } from "./json_scan.ts";
 
 /** The two ends of a text and its size. */
 export interface TextWindow {
