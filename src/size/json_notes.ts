@@ -6,7 +6,7 @@
  * will match on them.
  *
  * - an array that lost elements ends with the string `"… 9,421 more items"`;
- * - an object that lost members ends with the member `"…": "12 more members"`;
+ * - an object that lost members ends with the member `"…":"12 more members"`;
  * - a cut string ends with `… 1,048,576 more bytes`, the UTF-8 bytes of the
  *   rest of it as the original JSON text spells it (escapes as written).
  *
