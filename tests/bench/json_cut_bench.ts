@@ -11,8 +11,7 @@
 
 import { capJson } from "../../src/size/cap_json.ts";
 import { JsonScanner } from "../../src/size/json_scanner.ts";
-import { type JsonBenchShape, jsonBenchText } from "./_json_bench_texts.ts";
-import { measureJsonCutMemory } from "./json_cut_memory.ts";
+import { type JsonBenchShape, jsonBenchText, measureJsonCutMemory } from "./json_cut_memory.ts";
 
 const MIB = 1024 * 1024;
 const CAP = 256 * 1024;

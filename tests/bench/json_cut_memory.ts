@@ -4,7 +4,8 @@
  * json cut"). Builds the text, lets the collector settle, resets the
  * kernel's high-water mark (`/proc/self/clear_refs`), cuts, and prints one
  * JSON line: the resident size before, the peak during, and the difference.
- * `--what parse` measures `JSON.parse` of the same text the same way.
+ * `--what parse` measures `JSON.parse` of the same text the same way. The
+ * texts ({@linkcode jsonBenchText}) are the ones `json_cut_bench.ts` times.
  *
  *     deno run --allow-all tests/bench/json_cut_memory.ts \
  *       [--shape objects|string] [--what cut|parse|stream] [--mib N]
@@ -16,7 +17,40 @@
 
 import { capJson } from "../../src/size/cap_json.ts";
 import { JsonScanner } from "../../src/size/json_scanner.ts";
-import { type JsonBenchShape, jsonBenchText } from "./_json_bench_texts.ts";
+import { Buffer } from "node:buffer";
+
+/** The shapes measured. */
+export type JsonBenchShape = "objects" | "string";
+
+/** A JSON text of `bytes` UTF-8 bytes (or a record more) of `shape`. */
+export function jsonBenchText(shape: JsonBenchShape, bytes: number): string {
+  if (shape === "string") {
+    const line = 'fn parse(input: &str) -> Result<Value, "Error"> { /* naïve */ }\n';
+    const content = line.repeat(Math.ceil(bytes / (line.length + 4)));
+    return flat(JSON.stringify(content));
+  }
+  const records: string[] = [];
+  let size = 2;
+  for (let i = 0; size < bytes; i++) {
+    const record = JSON.stringify({
+      id: i,
+      title: `Issue ${i}: the parser drops a ${i % 2 ? "naïve" : "漢字"} name`,
+      state: i % 3 ? "open" : "closed",
+      labels: ["bug", `p${i % 4}`],
+      score: i * 0.25,
+      author: { login: `user${i % 97}`, site_admin: false },
+    });
+    records.push(record);
+    size += Buffer.byteLength(record, "utf8") + 1;
+  }
+  return flat(`[${records.join(",")}]`);
+}
+
+/** `text`, flattened (a rope is joined once here, not inside the measurement). */
+function flat(text: string): string {
+  Buffer.byteLength(text, "utf8");
+  return text;
+}
 
 /** What the script prints. */
 export interface JsonCutMemoryReport {
