@@ -22,6 +22,7 @@ import {
 } from "./serve_config.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { SpillwayConfig } from "./spillway_config.ts";
+import type { StoreConfig } from "./store_config.ts";
 import { checkMerged, type KeyEnvironment } from "./_check_merged.ts";
 import { indexKeyLines } from "./_key_lines.ts";
 import { type ConfigLayer, emptyLayer, mergeLayers, type ProviderSettings } from "./_layer.ts";
@@ -103,6 +104,7 @@ export function buildConfig(
     model: { ...model, value: id.id, text: model.value },
     llmProviders: LLM_PROVIDERS.map((name) => llmProvider(name, merged)),
     serve: serveConfig(merged),
+    store: storeConfig(merged),
     sources,
   });
 }
@@ -153,6 +155,16 @@ function serveConfig(merged: ConfigLayer): ServeConfig {
     tokenEnv: token_env ?? byDefault(DEFAULT_SERVE_TOKEN_ENV),
     allowedOrigins: allowed_origins ?? byDefault([]),
     maxRequestSize: max_request_size ?? byDefault(ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE)),
+  };
+}
+
+/** `[store]`, its defaults applied: the file store unless `type` says otherwise. */
+function storeConfig(merged: ConfigLayer): StoreConfig {
+  const { type, url, password_env } = merged.store;
+  return {
+    type: type ?? { value: "file", origin: "default", at: "default" },
+    ...(url === undefined ? {} : { url }),
+    ...(password_env === undefined ? {} : { passwordEnv: password_env }),
   };
 }
 

@@ -20,7 +20,27 @@ export type KeyEnvironment = Readonly<Record<string, string | undefined>> | unde
 
 /** Returns the problems of the merged config `merged`, in a stable order. */
 export function checkMerged(merged: ConfigLayer, env: KeyEnvironment): string[] {
-  return [...checkTools(merged), ...checkProviders(merged), ...checkModelKey(merged, env)];
+  return [
+    ...checkTools(merged),
+    ...checkProviders(merged),
+    ...checkModelKey(merged, env),
+    ...checkStore(merged),
+  ];
+}
+
+/** `url` and `password_env` only mean something for the PostgreSQL store. */
+function checkStore(merged: ConfigLayer): string[] {
+  const { type, url, password_env } = merged.store;
+  if (type?.value === "postgres" || merged.invalid.has(pathKey(["store", "type"]))) return [];
+  const stray = [["url", url], ["password_env", password_env]] as const;
+  return stray.flatMap(([key, value]) =>
+    value === undefined ? [] : [
+      `${value.at}: ${formatKeyPath(["store", key])} is set, but ${
+        formatKeyPath(["store", "type"])
+      } is "${type?.value ?? "file"}": it applies to type = "postgres" only (set ` +
+      `${formatKeyPath(["store", "type"])} = "postgres", or remove it)`,
+    ]
+  );
 }
 
 /**

@@ -10,6 +10,7 @@
 import type { ByteSize } from "../size/byte_size.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { LlmProviderName } from "./model_id.ts";
+import type { StoreType } from "./store_config.ts";
 import type { ToolSettings } from "./tool_settings.ts";
 
 /** A tool table under construction. */
@@ -49,6 +50,13 @@ export interface ServeSettings {
   max_request_size?: ConfigValue<ByteSize>;
 }
 
+/** The `[store]` table under construction. */
+export interface StoreSettings {
+  type?: ConfigValue<StoreType>;
+  url?: ConfigValue<string>;
+  password_env?: ConfigValue<string>;
+}
+
 /** The validated content of one layer, or of several merged. */
 export interface ConfigLayer {
   readonly tools: Map<string, MutableToolSettings>;
@@ -58,13 +66,22 @@ export interface ConfigLayer {
   readonly llm: Map<LlmProviderName, LlmSettings>;
   /** `[serve]`. */
   readonly serve: ServeSettings;
+  /** `[store]`. */
+  readonly store: StoreSettings;
   /** Path keys of values that were rejected, so cross-checks do not pile on. */
   readonly invalid: Set<string>;
 }
 
 /** An empty layer. */
 export function emptyLayer(): ConfigLayer {
-  return { tools: new Map(), providers: new Map(), llm: new Map(), serve: {}, invalid: new Set() };
+  return {
+    tools: new Map(),
+    providers: new Map(),
+    llm: new Map(),
+    serve: {},
+    store: {},
+    invalid: new Set(),
+  };
 }
 
 /** Merges `layers` in order; later values win key by key. */
@@ -99,6 +116,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
     if (ceilings !== undefined) {
       merged.serve.client_ceilings = new Map([...merged.serve.client_ceilings ?? [], ...ceilings]);
     }
+    Object.assign(merged.store, definedOnly(layer.store));
     for (const key of layer.invalid) merged.invalid.add(key);
   }
   return merged;

@@ -13,6 +13,7 @@ import { validateAssistant } from "./_validate_assistant.ts";
 import { validateLlmProvider } from "./_validate_llm_provider.ts";
 import { validateProvider } from "./_validate_provider.ts";
 import { validateServe } from "./_validate_serve.ts";
+import { validateStore } from "./_validate_store.ts";
 import { validateTool } from "./_validate_tool.ts";
 
 /** Where a layer came from, for origins and messages. */
@@ -36,7 +37,8 @@ export function validateLayer(
     else if (key === "assistant") validateAssistant(ctx, value);
     else if (key === "providers") providers(ctx, value);
     else if (key === "serve") validateServe(ctx, value);
-    else ctx.unknownKey([key], ["conversation", "assistant", "providers", "serve"]);
+    else if (key === "store") validateStore(ctx, value);
+    else ctx.unknownKey([key], ["conversation", "assistant", "providers", "serve", "store"]);
   }
   return { layer: ctx.layer, errors: ctx.errors };
 }

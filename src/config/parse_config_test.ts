@@ -206,7 +206,7 @@ command = "s"
 cwd = "/"
 `),
     [
-      "c.toml:2: unknown key colour (expected one of: conversation, assistant, providers, serve)",
+      "c.toml:2: unknown key colour (expected one of: conversation, assistant, providers, serve, store)",
       "c.toml:4: unknown key conversation.history (expected one of: tools)",
       "c.toml:6: unknown key conversation.tools.x.style.colour (expected one of: inline_results, results_file_link)",
       "c.toml:7: unknown key providers.lsp (expected one of: mcp, llm)",

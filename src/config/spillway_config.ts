@@ -17,6 +17,7 @@ import {
 } from "./serve_config.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import type { LlmProviderName, ModelId } from "./model_id.ts";
+import type { StoreConfig } from "./store_config.ts";
 import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
 import type { ToolSettings } from "./tool_settings.ts";
 
@@ -32,6 +33,8 @@ export interface SpillwayConfigInit {
   readonly llmProviders: readonly LlmProviderConfig[];
   /** `[serve]`, defaults applied. Default: no ceiling, the default token variable, no origins. */
   readonly serve?: ServeConfig;
+  /** `[store]`, defaults applied. Default: the file store. */
+  readonly store?: StoreConfig;
   /** The layers looked at, in order. */
   readonly sources: readonly ConfigSource[];
 }
@@ -70,6 +73,7 @@ export class SpillwayConfig {
   readonly #model: ModelSetting;
   readonly #llmProviders: readonly LlmProviderConfig[];
   readonly #serve: ServeConfig;
+  readonly #store: StoreConfig;
 
   /**
    * Wraps merged, validated settings. Use {@linkcode parseConfig} or
@@ -94,6 +98,7 @@ export class SpillwayConfig {
         at: "default",
       },
     };
+    this.#store = init.store ?? { type: { value: "file", origin: "default", at: "default" } };
   }
 
   /**
@@ -113,6 +118,16 @@ export class SpillwayConfig {
    */
   serve(): ServeConfig {
     return this.#serve;
+  }
+
+  /**
+   * The `[store]` settings: where conversations and stored outputs live,
+   * defaults applied (the file store under the workspace).
+   *
+   * @internal for `openStore()` and `config check`; not part of the embedding API
+   */
+  store(): StoreConfig {
+    return this.#store;
   }
 
   /**
