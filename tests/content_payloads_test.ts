@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { main } from "../src/cli.ts";
-import { BlobStore } from "../src/blobs/blob_store.ts";
+import { FileBlobStore } from "../src/blobs/file_blob_store.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import { parseConfig } from "../src/config/parse_config.ts";
 import type { ProviderRequest, ToolMessage } from "../src/provider/provider.ts";
@@ -89,7 +89,7 @@ Deno.test("payloads are kept under their digests and given back to a model that 
   try {
     const first = await runtime.query("look");
     assert.equal(first.status, "finished");
-    const store = new BlobStore(join(workspace, "blobs"));
+    const store = new FileBlobStore(join(workspace, "blobs"));
     for (const bytes of [PNG, WAV, PDF]) {
       const blob = await store.stat(sha256(bytes) as `sha256:${string}`);
       assert.equal(blob?.bytes, bytes.length, "kept whole under its digest");
@@ -150,7 +150,7 @@ Deno.test("conversation gc keeps the payloads a conversation refers to", async (
     await runtime.close();
   }
   try {
-    const store = new BlobStore(join(workspace, "blobs"));
+    const store = new FileBlobStore(join(workspace, "blobs"));
     const orphan = await store.put("a payload no conversation refers to");
     const io = captureCommandIo({ cwd: dir, now: () => new Date(Date.now() + 48 * HOUR_MS) });
     assert.equal(await main(["conversation", "gc", "--older-than", "0"], io), 0, io.err());
@@ -164,7 +164,7 @@ Deno.test("conversation gc keeps the payloads a conversation refers to", async (
 
 Deno.test("withImagePayloads() gives back the last images only, and says once that older ones go as placeholders", async () => {
   const dir = await Deno.makeTempDir();
-  const store = new BlobStore(dir);
+  const store = new FileBlobStore(dir);
   const messages: ToolMessage[] = [];
   for (let i = 0; i < MAX_IMAGES_SENT + 2; i++) {
     const bytes = Buffer.from(`image ${i}`);

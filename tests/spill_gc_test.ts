@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../src/cli.ts";
-import { BLOB_TEMP_PREFIX, BlobStore } from "../src/blobs/blob_store.ts";
+import { BLOB_TEMP_PREFIX, FileBlobStore } from "../src/blobs/file_blob_store.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import { parseConfig } from "../src/config/parse_config.ts";
 import { createRuntime } from "../src/runtime/create_runtime.ts";
@@ -44,7 +44,7 @@ Deno.test("conversation gc keeps referenced stored outputs and removes the other
     } finally {
       await runtime.close();
     }
-    const store = new BlobStore(join(workspace, "blobs"));
+    const store = new FileBlobStore(join(workspace, "blobs"));
     const [kept] = await store.list();
     assert.ok(kept !== undefined);
     const orphan = await store.put("an output whose conversation was deleted");

@@ -24,7 +24,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { blobDigest, type BlobRef, blobRefsIn } from "../src/blobs/blob_ref.ts";
-import { BLOB_TEMP_PREFIX, BlobStore } from "../src/blobs/blob_store.ts";
+import { BLOB_TEMP_PREFIX, FileBlobStore } from "../src/blobs/file_blob_store.ts";
 import { collectBlobGarbage } from "../src/blobs/collect_blob_garbage.ts";
 import { seededRandom, withTestSeed } from "../src/testing/seed.ts";
 import { spawnKillChild } from "./fixtures/kill/_kill_child.ts";
@@ -141,7 +141,7 @@ async function checkWorkspace(workspace: string, trial: Trial): Promise<void> {
 
   // Once stale, what the kill left unfinished goes; every recorded blob stays.
   const later = new Date(Date.now() + 24 * 60 * 60 * 1000);
-  const garbage = await collectBlobGarbage(new BlobStore(dir), recorded, { now: later });
+  const garbage = await collectBlobGarbage(new FileBlobStore(dir), recorded, { now: later });
   assert.equal(garbage.unfinished, unfinished.size);
   assert.equal(garbage.kept, recorded.size);
   for (const ref of recorded) assert.ok((await Deno.stat(join(dir, blobDigest(ref)))).isFile);

@@ -9,7 +9,6 @@
 
 import type { BlobRef } from "./blob_ref.ts";
 import type { BlobStore } from "./blob_store.ts";
-import { readFull } from "../files/read_full.ts";
 
 /** A page read from a blob. */
 export interface BlobPage {
@@ -37,9 +36,9 @@ const isContinuation = (byte: number | undefined) => byte !== undefined && (byte
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BlobStore } from "./blob_store.ts";
+ * import { FileBlobStore } from "./file_blob_store.ts";
  * import { readBlobPage } from "./read_blob_page.ts";
- * const store = new BlobStore(await Deno.makeTempDir());
+ * const store = new FileBlobStore(await Deno.makeTempDir());
  * const { ref } = await store.put("añb"); // a, ñ (2 bytes), b
  * assert.equal((await readBlobPage(store, ref, 0, 2))?.text, "a"); // the edge moves back before ñ
  * assert.equal((await readBlobPage(store, ref, 2, 10))?.text, "ñb");
@@ -56,17 +55,18 @@ export async function readBlobPage(
       throw new RangeError(`${name} must be a non-negative whole number, got \`${value}\``);
     }
   }
-  const file = await store.open(ref);
-  if (file === undefined) return undefined;
-  using _closed = file;
-  const size = (await file.stat()).size;
+  const stat = await store.stat(ref);
+  if (stat === undefined) return undefined;
+  const size = stat.bytes;
   const wantedStart = Math.min(offset, size);
   const wantedEnd = Math.min(offset + length, size);
   // Up to 3 bytes before each edge may belong to the character it falls in,
   // and one byte after the end says whether the end falls inside one.
   const from = Math.max(0, wantedStart - 3);
   const to = Math.min(size, wantedEnd + 1);
-  const bytes = await readRange(file, from, to - from);
+  const read = await store.readRange(ref, from, to);
+  if (read === undefined) return undefined;
+  const bytes = read.bytes;
   let start = wantedStart;
   while (start > from && isContinuation(bytes[start - from])) start--;
   let end = Math.max(wantedEnd, start);
@@ -76,11 +76,4 @@ export async function readBlobPage(
     bytes.subarray(start - from, end - from),
   );
   return { text, start, end, size };
-}
-
-/** Reads exactly `length` bytes from `position` (fewer only at the end of the file). */
-async function readRange(file: Deno.FsFile, position: number, length: number): Promise<Uint8Array> {
-  await file.seek(position, Deno.SeekMode.Start);
-  const buffer = new Uint8Array(length);
-  return buffer.subarray(0, await readFull(file, buffer));
 }

@@ -1,8 +1,8 @@
 /**
  * `grep` over a blob: the lines that match a regular expression, each with
  * the byte offset it starts at (ready to page from with `read_tool_output`).
- * The blob is read in chunks, never whole, so a 1 GiB output can be searched
- * in flat memory.
+ * The blob is read in chunks (the store's), never whole, so a 1 GiB output
+ * can be searched in flat memory.
  *
  * @module
  */
@@ -37,7 +37,6 @@ export interface SearchBlobOptions {
   readonly maxLineChars?: number;
 }
 
-const CHUNK_BYTES = 1 << 20;
 /** A line longer than this is searched in pieces of this size (each piece its own "line"). */
 const MAX_PIECE_CHARS = 1 << 20;
 
@@ -49,9 +48,9 @@ const MAX_PIECE_CHARS = 1 << 20;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BlobStore } from "./blob_store.ts";
+ * import { FileBlobStore } from "./file_blob_store.ts";
  * import { searchBlob } from "./search_blob.ts";
- * const store = new BlobStore(await Deno.makeTempDir());
+ * const store = new FileBlobStore(await Deno.makeTempDir());
  * const { ref } = await store.put("ok 1\nFAILED 2\nok 3\n");
  * const found = await searchBlob(store, ref, /FAIL/);
  * assert.deepEqual(found?.matches, [{ offset: 5, line: "FAILED 2" }]);
@@ -67,13 +66,12 @@ export async function searchBlob(
   const maxLineChars = options.maxLineChars ?? 1000;
   // A global or sticky expression keeps state between tests: search with a plain copy.
   const plain = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
-  const file = await store.open(ref);
-  if (file === undefined) return undefined;
-  using _closed = file;
-  const size = (await file.stat()).size;
+  const stat = await store.stat(ref);
+  const chunks = stat === undefined ? undefined : await store.chunks(ref);
+  if (stat === undefined || chunks === undefined) return undefined;
+  const size = stat.bytes;
   // ignoreBOM: a leading U+FEFF is text, and its 3 bytes count in every offset after it.
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-  const buffer = new Uint8Array(CHUNK_BYTES);
   const matches: BlobMatch[] = [];
   let carry = "";
   let carryOffset = 0;
@@ -82,30 +80,33 @@ export async function searchBlob(
     const shown = line.length <= maxLineChars ? line : `${line.slice(0, maxLineChars)}…`;
     matches.push({ offset, line: shown });
   };
-  for (;;) {
-    const read = await file.read(buffer);
-    const text = read === null ? decoder.decode() : decoder.decode(buffer.subarray(0, read), {
-      stream: true,
-    });
-    carry += text;
-    let newline: number;
-    while ((newline = carry.indexOf("\n")) >= 0 && matches.length < maxMatches) {
-      const line = carry.slice(0, newline);
-      test(line, carryOffset);
-      carryOffset += Buffer.byteLength(line, "utf8") + 1;
-      carry = carry.slice(newline + 1);
+  const iterator = chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      carry += next.done === true ? decoder.decode() : decoder.decode(next.value, { stream: true });
+      let newline: number;
+      while ((newline = carry.indexOf("\n")) >= 0 && matches.length < maxMatches) {
+        const line = carry.slice(0, newline);
+        test(line, carryOffset);
+        carryOffset += Buffer.byteLength(line, "utf8") + 1;
+        carry = carry.slice(newline + 1);
+      }
+      if (matches.length >= maxMatches) return { matches, stopped: true, size };
+      while (carry.length > MAX_PIECE_CHARS && matches.length < maxMatches) {
+        let cut = MAX_PIECE_CHARS;
+        const last = carry.charCodeAt(cut - 1);
+        if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+        const piece = carry.slice(0, cut);
+        test(piece, carryOffset);
+        carryOffset += Buffer.byteLength(piece, "utf8");
+        carry = carry.slice(cut);
+      }
+      if (next.done === true) break;
     }
-    if (matches.length >= maxMatches) return { matches, stopped: true, size };
-    while (carry.length > MAX_PIECE_CHARS && matches.length < maxMatches) {
-      let cut = MAX_PIECE_CHARS;
-      const last = carry.charCodeAt(cut - 1);
-      if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
-      const piece = carry.slice(0, cut);
-      test(piece, carryOffset);
-      carryOffset += Buffer.byteLength(piece, "utf8");
-      carry = carry.slice(cut);
-    }
-    if (read === null) break;
+  } finally {
+    // A search that stopped early lets the store close what it reads from.
+    await iterator.return?.();
   }
   if (carry !== "" && matches.length < maxMatches) test(carry, carryOffset);
   return { matches, stopped: false, size };

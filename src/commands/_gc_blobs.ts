@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import type { BlobRef } from "../blobs/blob_ref.ts";
 import { blobRefsInFile } from "../blobs/blob_refs_in_file.ts";
-import { BlobStore } from "../blobs/blob_store.ts";
+import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import { BLOB_GC_GRACE_MS, collectBlobGarbage } from "../blobs/collect_blob_garbage.ts";
 import { plural } from "../terminal/plural.ts";
 import { removeStaleFiles } from "../blobs/remove_stale_files.ts";
@@ -58,7 +58,8 @@ export async function gcBlobs(
   for (const id of hasStore ? await workspace.conversations.list() : []) {
     await blobRefsInFile(join(workspace.dir, "conversations", id, "events.jsonl"), referenced);
   }
-  const garbage = await collectBlobGarbage(new BlobStore(dir), referenced, {
+  const store = new FileBlobStore(dir);
+  const garbage = await collectBlobGarbage(store, referenced, {
     graceMs,
     dryRun: options.dryRun,
     now: new Date(now),
@@ -73,7 +74,9 @@ export async function gcBlobs(
   if (garbage.removed.length === 0 && unfinishedCount === 0) {
     io.stdout(`No stored outputs${options.age} that no conversation refers to in ${where}.\n`);
   } else if (options.dryRun) {
-    for (const blob of garbage.removed) io.stdout(`would remove ${workspace.shown(blob.path)}\n`);
+    for (const blob of garbage.removed) {
+      io.stdout(`would remove ${workspace.shown(store.describe(blob.ref))}\n`);
+    }
     io.stdout(
       `Dry run: ${count}${options.age} that no conversation refers to (${total})${unfinished} ` +
         `would be removed.\n`,

@@ -18,7 +18,8 @@ import { formatNotice } from "../review/notice.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
 import { outputOptions } from "../runtime/output_options.ts";
-import { spillFromConfig } from "../runtime/spill_from_config.ts";
+import { blobDirectory, spillFromConfig } from "../runtime/spill_from_config.ts";
+import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
@@ -142,7 +143,10 @@ export class Gateway {
     const { config } = options;
     // The tools' own policies; each session applies its ceiling over them.
     const policyFor = cachedPolicies(config);
-    const spilling = spillFromConfig(config, resolve(options.workspace));
+    const spilling = spillFromConfig(
+      config,
+      new FileBlobStore(blobDirectory(resolve(options.workspace))),
+    );
     const plan = toolSourcesFromConfig(config, {
       cwd: resolve(options.cwd ?? Deno.cwd()),
       tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],

@@ -9,7 +9,8 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { BlobStore } from "../blobs/blob_store.ts";
+import type { BlobStore } from "../blobs/blob_store.ts";
+import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
@@ -71,6 +72,11 @@ export interface RuntimeOptions {
   readonly toolSources?: readonly ToolSource[];
   /** The stream store. Default: files under `<workspace>/conversations`. */
   readonly store?: StreamStore;
+  /**
+   * Where spilled outputs and the payloads of non-text blocks are kept.
+   * Default: files under `<workspace>/blobs`.
+   */
+  readonly blobs?: BlobStore;
   /** Asks a person under `ask`/`edit`. Default: none (such tools then fail at start). */
   readonly prompter?: Prompter;
   /** Prints cap notices. Default: one line on stderr per notice. */
@@ -177,9 +183,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const warn = options.warn ?? ((message: string) => printLine(`warning: ${message}`));
   // Payloads of non-text blocks are kept here under the digests the stream records.
-  const payloads = new BlobStore(blobDirectory(workspace));
+  const payloads = options.blobs ?? new FileBlobStore(blobDirectory(workspace));
   const provider = given.sendsImages === true ? withImagePayloads(given, payloads, warn) : given;
-  const spilling = spillFromConfig(config, workspace);
+  const spilling = spillFromConfig(config, payloads);
   const plan = toolSourcesFromConfig(config, {
     cwd,
     warn,

@@ -11,6 +11,7 @@
 
 import { Buffer } from "node:buffer";
 import type { BlobStore } from "../blobs/blob_store.ts";
+import { readWholeBlob } from "../blobs/read_whole_blob.ts";
 import { isBlobRef } from "../blobs/blob_ref.ts";
 import type { ConversationMessage, Provider, ToolMessage } from "../provider/provider.ts";
 import type { ContentBlock, MediaBlock } from "../review/content_block.ts";
@@ -34,9 +35,9 @@ export const MAX_IMAGES_SENT = 20;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BlobStore } from "../blobs/blob_store.ts";
+ * import { FileBlobStore } from "../blobs/file_blob_store.ts";
  * import { withImagePayloads } from "./image_payloads.ts";
- * const store = new BlobStore(await Deno.makeTempDir());
+ * const store = new FileBlobStore(await Deno.makeTempDir());
  * const { ref } = await store.put("PNG!");
  * let seen: unknown;
  * const provider = withImagePayloads({
@@ -105,7 +106,9 @@ async function withPayloads(
       if (data === undefined) {
         tell(
           block.digest,
-          `call ${message.id}: the payload of ${placeholderLine(block)} is not in ${store.dir}: ` +
+          `call ${message.id}: the payload of ${
+            placeholderLine(block)
+          } is not in ${store.location}: ` +
             "the model gets its placeholder line",
         );
         continue;
@@ -123,8 +126,8 @@ async function withPayloads(
 async function payloadOf(image: MediaBlock, store: BlobStore): Promise<string | undefined> {
   if (!isBlobRef(image.digest)) return undefined;
   try {
-    const bytes = await Deno.readFile(store.path(image.digest));
-    return bytes.length === image.bytes ? Buffer.from(bytes).toString("base64") : undefined;
+    const bytes = await readWholeBlob(store, image.digest);
+    return bytes?.length === image.bytes ? Buffer.from(bytes).toString("base64") : undefined;
   } catch {
     // Missing or unreadable: the image goes as its placeholder line (and the person is told).
     return undefined;

@@ -7,7 +7,7 @@
  */
 
 import { join } from "node:path";
-import { BlobStore } from "../blobs/blob_store.ts";
+import type { BlobStore } from "../blobs/blob_store.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { READ_TOOL_OUTPUT, readToolOutput } from "../service/builtin/read_tool_output.ts";
@@ -27,27 +27,29 @@ export interface SpillSetup {
 }
 
 /**
- * The spill wiring for `config` in `workspace`, or `undefined` when no tool
- * (and not `'*'`) sets `spill = true`. `read_tool_output` itself never
- * spills: its pages are slices of a blob already.
+ * The spill wiring for `config` over `store` (the workspace's blobs, or the
+ * database's), or `undefined` when no tool (and not `'*'`) sets `spill =
+ * true`. `read_tool_output` itself never spills: its pages are slices of a
+ * blob already.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { FileBlobStore } from "../blobs/file_blob_store.ts";
  * import { parseConfig } from "../config/parse_config.ts";
  * import { spillFromConfig } from "./spill_from_config.ts";
- * assert.equal(spillFromConfig(parseConfig(""), "ws"), undefined);
- * const setup = spillFromConfig(parseConfig("[conversation.tools.logs]\nspill = true"), "ws");
+ * const store = new FileBlobStore("ws/blobs");
+ * assert.equal(spillFromConfig(parseConfig(""), store), undefined);
+ * const setup = spillFromConfig(parseConfig("[conversation.tools.logs]\nspill = true"), store);
  * assert.ok(setup?.spill.spills("logs"));
  * assert.ok(!setup?.spill.spills("fs_read_file"));
  * assert.deepEqual(setup?.tools.map((tool) => tool.name), ["read_tool_output"]);
  * ```
  */
-export function spillFromConfig(config: SpillwayConfig, workspace: string): SpillSetup | undefined {
+export function spillFromConfig(config: SpillwayConfig, store: BlobStore): SpillSetup | undefined {
   const anySpills = config.tool("*").spill() ||
     config.toolNames().some((name) => config.tool(name).spill());
   if (!anySpills) return undefined;
-  const store = new BlobStore(blobDirectory(workspace));
   const spills = (tool: string) => tool !== READ_TOOL_OUTPUT && config.tool(tool).spill();
   return { spill: { store, spills }, tools: [readToolOutput(store)] };
 }

@@ -9,6 +9,7 @@
 
 import { isBlobRef } from "../blobs/blob_ref.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
+import { readWholeBlob } from "../blobs/read_whole_blob.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import {
   ErrorCode,
@@ -101,6 +102,9 @@ export async function readBlobResource(store: BlobStore, uri: string): Promise<R
         `page it with the read_tool_output tool`,
     );
   }
-  const text = await Deno.readTextFile(blob.path);
-  return { contents: [{ uri, mimeType: "text/plain", text }] };
+  const bytes = await readWholeBlob(store, ref);
+  if (bytes === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
+  }
+  return { contents: [{ uri, mimeType: "text/plain", text: new TextDecoder().decode(bytes) }] };
 }

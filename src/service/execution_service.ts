@@ -107,7 +107,7 @@ export interface OutputOptions {
 
 /** Which tools spill their whole output, and into which store. */
 export interface SpillOptions {
-  /** The blob store (`<workspace>/blobs`). */
+  /** The blob store (`<workspace>/blobs`, or the database's). */
   readonly store: BlobStore;
   /** Whether calls of this (exported) tool spill. The Host decides. */
   readonly spills: (tool: string) => boolean;
@@ -582,7 +582,7 @@ export class ExecutionService {
     const windowBytes = output.windowBytes(tool);
     return spill === undefined
       ? spoolSink(output.spoolDir, windowBytes)
-      : blobSink(spill.store, windowBytes);
+      : blobSink(spill.store, windowBytes, output.spoolDir);
   }
 
   #park(callId: string, call: Call, parked: ParkedCall): void {

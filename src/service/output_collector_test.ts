@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
-import { BLOB_TEMP_PREFIX, BlobStore } from "../blobs/blob_store.ts";
+import { BLOB_TEMP_PREFIX, FileBlobStore } from "../blobs/file_blob_store.ts";
 import { capJson } from "../size/cap_json.ts";
 import { capText, utf8Length } from "../size/cap_text.ts";
 import { jsonTextOfAbout } from "../testing/arbitrary_json.ts";
@@ -56,7 +56,7 @@ Deno.test("OutputCollector: a window is exact, whatever the chunking (property)"
         }
         const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
         const sink = c.spill
-          ? blobSink(new BlobStore(`${dir}/blobs`), c.windowBytes)
+          ? blobSink(new FileBlobStore(`${dir}/blobs`), c.windowBytes, `${dir}/spool`)
           : spoolSink(`${dir}/spool`, c.windowBytes);
         const collector = new OutputCollector(sink);
         const chunk = chunkFor(c.chunk, bytes.length);

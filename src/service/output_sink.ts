@@ -53,14 +53,19 @@ export interface OutputSink {
 export const SPOOL_PREFIX = "output-";
 
 /**
- * A sink writing stored outputs (`spill = true`) into `store`.
+ * A sink writing stored outputs (`spill = true`) into `store`. A store of
+ * local files holds the whole text in the blob's own file; any other (the
+ * database) gets the chunks as they come, and a spool file in `spoolDir`
+ * keeps the local copy the Host reads (the edit prompt, the terminal's
+ * full-result file), removed like any spool file once the call is released.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BlobStore } from "../blobs/blob_store.ts";
+ * import { FileBlobStore } from "../blobs/file_blob_store.ts";
  * import { blobSink } from "./output_sink.ts";
- * const sink = blobSink(new BlobStore(await Deno.makeTempDir()), 1024);
+ * const dir = await Deno.makeTempDir();
+ * const sink = blobSink(new FileBlobStore(`${dir}/blobs`), 1024, `${dir}/spool`);
  * const file = await sink.open();
  * await file.write(new TextEncoder().encode("lines"));
  * const done = await file.finish();
@@ -68,19 +73,39 @@ export const SPOOL_PREFIX = "output-";
  * assert.equal(done.temporary, false);
  * ```
  */
-export function blobSink(store: BlobStore, windowBytes: number): OutputSink {
+export function blobSink(store: BlobStore, windowBytes: number, spoolDir: string): OutputSink {
   return {
     windowBytes,
     open: async () => {
       const writer = await store.writer();
+      const local = writer.localPath === undefined
+        ? await spoolSink(spoolDir, windowBytes).open()
+        : undefined;
+      const localPath = writer.localPath;
       return {
-        write: (bytes) => writer.write(bytes),
-        read: () => readChunks(writer.temp),
-        finish: async () => {
-          const blob = await writer.finish();
-          return { path: blob.path, ref: blob.ref, temporary: false };
+        write: async (bytes) => {
+          await writer.write(bytes);
+          await local?.write(bytes);
         },
-        abort: () => writer.abort(),
+        read: () => local === undefined ? readChunks(localPath ?? "") : local.read(),
+        finish: async () => {
+          try {
+            const blob = await writer.finish();
+            const copy = await local?.finish();
+            return {
+              path: copy?.path ?? blob.localPath ?? "",
+              ref: blob.ref,
+              temporary: copy !== undefined,
+            };
+          } catch (error) {
+            await local?.abort();
+            throw error;
+          }
+        },
+        abort: async () => {
+          await writer.abort();
+          await local?.abort();
+        },
       };
     },
   };

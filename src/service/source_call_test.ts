@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
-import { BlobStore } from "../blobs/blob_store.ts";
+import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import type { ContentBlock } from "../review/content_block.ts";
 import { keepPayloads } from "./_keep_payloads.ts";
 import { blockPayload, sha256Ref } from "./payload_bytes.ts";
@@ -91,7 +91,7 @@ Deno.test("runSourceCall decodes and hashes each payload once: the recorded dige
 Deno.test("keepPayloads() stores each payload under its recorded digest without hashing again, and drops them", async () => {
   const dir = await Deno.makeTempDir({ prefix: "spillway_payloads_" });
   try {
-    const store = new BlobStore(join(dir, "blobs"));
+    const store = new FileBlobStore(join(dir, "blobs"));
     const end = await runSourceCall(route(RESULT), "c1", {}, live);
     const kept = await keepPayloads(end, store, log);
     assert.equal(kept.payloads, undefined, "a parked call holds no decoded payload");

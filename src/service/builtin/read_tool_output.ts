@@ -37,9 +37,9 @@ regular expression) to list the lines that match, each after the byte offset it 
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BlobStore } from "../../blobs/blob_store.ts";
+ * import { FileBlobStore } from "../../blobs/file_blob_store.ts";
  * import { readToolOutput } from "./read_tool_output.ts";
- * const store = new BlobStore(await Deno.makeTempDir());
+ * const store = new FileBlobStore(await Deno.makeTempDir());
  * const { ref } = await store.put("line 1\nline 2\n");
  * const tool = readToolOutput(store);
  * const context = { signal: new AbortController().signal, cwd: "." };
