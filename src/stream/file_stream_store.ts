@@ -23,7 +23,10 @@
 
 import { join } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
-import type { ConversationStream, LoadedStream, StreamStore } from "./stream_store.ts";
+import type { BlobRef } from "../blobs/blob_ref.ts";
+import { blobRefsInFile } from "../blobs/blob_refs_in_file.ts";
+import type { ConversationStream, LoadedStream } from "./stream_store.ts";
+import type { ConversationFacts, ConversationReader } from "./conversation_reader.ts";
 import { assertConversationId } from "./assert_conversation_id.ts";
 import { type ConversationLock, lockConversation } from "./conversation_lock.ts";
 import { errorText, EVENTS_FILE, tornLineWarning } from "./_event_lines.ts";
@@ -72,7 +75,7 @@ export interface FileStreamStoreOptions {
  * await Deno.remove(root, { recursive: true });
  * ```
  */
-export class FileStreamStore implements StreamStore {
+export class FileStreamStore implements ConversationReader {
   /** The folder holding one sub-folder per conversation. */
   readonly root: string;
   readonly #ops: LogFileOps;
@@ -233,6 +236,35 @@ export class FileStreamStore implements StreamStore {
     }
     found.sort((a, b) => a.mtime - b.mtime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return found.map((entry) => entry.id);
+  }
+
+  /** The folder of the conversations (`root`). */
+  get where(): string {
+    return this.root;
+  }
+
+  /**
+   * Conversation `id`'s log and its size.
+   *
+   * @throws {SpillwayError} `store_failed` when the log cannot be read (also when it does not exist)
+   */
+  async describe(id: string): Promise<ConversationFacts> {
+    const location = this.logPath(id);
+    try {
+      return { location, bytes: (await Deno.stat(location)).size };
+    } catch (error) {
+      throw new SpillwayError(
+        "store_failed",
+        `could not read ${location}: ${errorText(error)}`,
+        { path: location, conversation: id },
+        { cause: error },
+      );
+    }
+  }
+
+  /** Adds every blob reference in every conversation's log to `into` (read in chunks). */
+  async blobRefs(into: Set<BlobRef>): Promise<void> {
+    for (const id of await this.list()) await blobRefsInFile(this.logPath(id), into);
   }
 
   /** Where conversation `id`'s log is (whether or not it exists). */

@@ -1,0 +1,183 @@
+/**
+ * The tables spillway keeps in PostgreSQL, created and versioned by
+ * spillway itself when a store first talks to the database: each schema
+ * version is one migration, applied in one transaction under a lock (two
+ * gateways starting together apply it once) and noted in
+ * `spillway_schema`. A database whose schema is newer than this spillway
+ * knows is refused, naming both versions: an old binary must not write
+ * rows a newer one reads differently.
+ *
+ * The events are JSON (`json`, not `jsonb`: it keeps every event exactly as
+ * written, lone surrogates and key order included), one row per event, so
+ * plain SQL reads a conversation; each row also carries the event's `type`
+ * and call id as plain columns, since PostgreSQL's JSON operators refuse
+ * an event whose text holds U+0000 or a lone surrogate (hostile tool
+ * output does). docs/deployment.md shows the schema.
+ *
+ * Every write is one statement, a transaction by itself (a commit is one
+ * call of `spillway_commit`): a connection that drops mid-way leaves the
+ * server to roll it back, and the client never has a transaction to tidy
+ * up on a dead connection.
+ *
+ * @module
+ */
+
+import type postgres from "postgres";
+import { SpillwayError } from "../errors/spillway_error.ts";
+
+/** One schema version. */
+export interface Migration {
+  /** Its number: 1, 2, … */
+  readonly version: number;
+  /** What it holds, in words (what a refusal names). */
+  readonly name: string;
+  /** The body of a PL/pgSQL block that creates it. */
+  readonly body: string;
+}
+
+/** Every schema version this spillway knows, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "conversations, events and stored outputs",
+    body: `
+      create table spillway_conversations (
+        id text primary key,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      );
+      create table spillway_events (
+        conversation_id text not null references spillway_conversations (id),
+        seq integer not null,
+        batch uuid not null,
+        type text not null,
+        call_id text,
+        event json not null,
+        primary key (conversation_id, seq)
+      );
+      create table spillway_blobs (
+        ref text primary key,
+        upload uuid not null unique,
+        bytes bigint not null,
+        chunk_bytes integer not null,
+        touched_at timestamptz not null default now()
+      );
+      create table spillway_blob_chunks (
+        upload uuid not null,
+        seq integer not null,
+        digest bytea not null,
+        data bytea not null,
+        written_at timestamptz not null default now(),
+        primary key (upload, seq)
+      );
+      if exists (select 1 from pg_settings
+          where name = 'default_toast_compression' and 'lz4' = any (enumvals)) then
+        -- lz4 compresses about twice as fast as pglz.
+        alter table spillway_events alter column event set compression lz4;
+        alter table spillway_blob_chunks alter column data set compression lz4;
+      end if;
+      create function spillway_commit(
+        p_conversation text, p_after integer, p_batch uuid, p_uncertain uuid[],
+        p_types text[], p_call_ids text[], p_events text[], p_lock bigint
+      ) returns void language plpgsql as $commit$
+      begin
+        -- A commit of this conversation still in flight elsewhere ends first.
+        perform pg_advisory_xact_lock(p_lock);
+        if cardinality(p_uncertain) > 0 then
+          delete from spillway_events
+          where conversation_id = p_conversation and batch = any (p_uncertain);
+        end if;
+        if cardinality(p_events) > 0 then
+          insert into spillway_events (conversation_id, seq, batch, type, call_id, event)
+          select p_conversation, p_after + n, p_batch, t, c, e::json
+          from unnest(p_types, p_call_ids, p_events) with ordinality as u(t, c, e, n);
+          update spillway_conversations set updated_at = now() where id = p_conversation;
+        end if;
+      end
+      $commit$;`,
+  },
+];
+
+/** The newest schema version this spillway knows. */
+export const SCHEMA_VERSION: number = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** The oldest PostgreSQL spillway runs on (per-column compression). */
+export const MIN_SERVER_VERSION = 140000;
+
+/** Serializes migrations across processes: `pg_advisory_xact_lock` key. */
+const MIGRATION_LOCK = "7324051009115341";
+
+/**
+ * Brings the database to the newest version of `migrations`, each missing
+ * one in a transaction of its own.
+ *
+ * @param where the database as people are shown it, for messages
+ * @throws {SpillwayError} `store_failed` when the schema is newer than this
+ *   spillway knows, or the server is older than PostgreSQL 14
+ */
+export async function migrate(
+  sql: postgres.Sql,
+  where: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<void> {
+  const known = migrations.at(-1) ?? { version: 0, name: "none" };
+  const [server] = await sql<{ version: string }[]>`
+    select current_setting('server_version_num') as version`;
+  if (Number(server?.version) < MIN_SERVER_VERSION) {
+    throw new SpillwayError(
+      "store_failed",
+      `${where} runs PostgreSQL ${server?.version}: spillway needs PostgreSQL 14 or later`,
+      { where },
+    );
+  }
+  const newest = await newestVersion(sql);
+  if (newest !== undefined && newest.version > known.version) {
+    throw new SpillwayError(
+      "store_failed",
+      `${where} holds spillway schema version ${newest.version} ("${newest.name}"), newer ` +
+        `than this spillway knows (version ${known.version}, "${known.name}"): nothing was ` +
+        `changed; run a spillway that knows schema ${newest.version}, or use another database`,
+      { where, version: newest.version, name: newest.name, known: known.version },
+    );
+  }
+  for (const migration of migrations) {
+    if (migration.version <= (newest?.version ?? 0)) continue;
+    // One simple query is one transaction: the lock, the table of versions,
+    // and the block that applies the version unless a process that held
+    // the lock first already did.
+    await sql.unsafe(`
+      select pg_advisory_xact_lock(${MIGRATION_LOCK});
+      create table if not exists spillway_schema (
+        version integer primary key,
+        name text not null,
+        applied_at timestamptz not null default now()
+      );
+      do $migrate$
+      begin
+        if exists (select 1 from spillway_schema where version >= ${migration.version}) then
+          return;
+        end if;
+        ${migration.body}
+        insert into spillway_schema (version, name)
+        values (${migration.version}, ${quote(migration.name)});
+      end
+      $migrate$;`);
+  }
+}
+
+/** The newest version noted in `spillway_schema`, if the table exists. */
+async function newestVersion(
+  sql: postgres.Sql,
+): Promise<{ version: number; name: string } | undefined> {
+  const [exists] = await sql<{ found: boolean }[]>`
+    select to_regclass('spillway_schema') is not null as found`;
+  if (exists?.found !== true) return undefined;
+  const [row] = await sql<{ version: number; name: string }[]>`
+    select version, name from spillway_schema order by version desc limit 1`;
+  return row;
+}
+
+/** A SQL string literal. */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

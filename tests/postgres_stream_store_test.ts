@@ -1,0 +1,169 @@
+/**
+ * The PostgreSQL stream store against a real server: the stream store
+ * contract suite, unchanged, then what only a database can do to a
+ * commit (a connection killed mid-transaction, the server stopped), the
+ * schema's versions, and the conversation lock between two processes.
+ */
+
+import assert from "node:assert/strict";
+import type postgres from "postgres";
+import { PostgresDatabase } from "../src/postgres/postgres_database.ts";
+import { lockKey } from "../src/postgres/conversation_locks.ts";
+import { type BatchRows, PostgresStreamStore } from "../src/postgres/postgres_stream_store.ts";
+import { defineStreamStoreContract, SAMPLE_EVENTS } from "../src/testing/stream_store_contract.ts";
+import {
+  PG_PASSWORD,
+  pgTest,
+  POSTGRES_MISSING,
+  startPostgres,
+  stopPostgresTest,
+} from "./_postgres.ts";
+
+/** A database handle on a fresh database of the file's server. */
+async function freshDatabase(): Promise<{ db: PostgresDatabase; url: string }> {
+  const server = await startPostgres();
+  const url = await server.database();
+  return { db: PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url }), url };
+}
+
+/**
+ * The commit statement followed, in the same statement (so the same
+ * transaction), by `then`: `1 / 0` fails it after the rows were inserted,
+ * `pg_sleep(60)` holds it open.
+ */
+async function commitThen(sql: postgres.Sql, rows: BatchRows, then: string): Promise<void> {
+  await sql`select spillway_commit(
+    ${rows.conversation}, ${rows.after}, ${rows.batch}::uuid, ${rows.uncertain as string[]}::uuid[],
+    ${rows.types as string[]}::text[], ${rows.callIds as string[]}::text[],
+    ${rows.events as string[]}::text[], ${lockKey(`commit ${rows.conversation}`)}::bigint
+  ), ${sql.unsafe(then)}`;
+}
+
+if (POSTGRES_MISSING === undefined || Deno.env.get("SPILLWAY_REQUIRE_POSTGRES") === "1") {
+  defineStreamStoreContract("PostgresStreamStore", async () => {
+    const { db } = await freshDatabase();
+    let failNext = false;
+    const store = new PostgresStreamStore(db, {
+      commit: (sql, rows) => {
+        if (!failNext) return commitThen(sql, rows, "1");
+        failNext = false;
+        // The rows are inserted, then the statement fails: they are rolled back.
+        return commitThen(sql, rows, "1 / 0");
+      },
+    });
+    return {
+      store,
+      cleanup: () => db.close(),
+      failNextFlush: () => {
+        failNext = true;
+      },
+    };
+  });
+} else {
+  pgTest("PostgresStreamStore: the stream store contract", () => Promise.resolve());
+}
+
+pgTest("PostgresStreamStore: events are JSON rows that plain SQL reads", async () => {
+  const { db, url } = await freshDatabase();
+  const server = await startPostgres();
+  const admin = server.admin(new URL(url).pathname.slice(1));
+  try {
+    const stream = await new PostgresStreamStore(db).open("c1");
+    await stream.append(SAMPLE_EVENTS.slice(3, 6));
+    await stream.flush();
+    await stream.close();
+    const rows = await admin`select seq, type, call_id as id
+      from spillway_events where conversation_id = 'c1' order by seq`;
+    assert.deepEqual(rows.map((r) => [r.seq, r.type, r.id]), [
+      [1, "tool_call_request", "call_1"],
+      [2, "tool_call_response", "call_1"],
+      [3, "tool_call_response", "call_2"],
+    ]);
+    const [schema] = await admin`select version, name from spillway_schema`;
+    assert.deepEqual({ ...schema }, {
+      version: 1,
+      name: "conversations, events and stored outputs",
+    });
+  } finally {
+    await admin.end();
+    await db.close();
+  }
+});
+
+pgTest(
+  "PostgresStreamStore: a connection killed mid-transaction leaves nothing of its batch",
+  async () => {
+    const { db, url } = await freshDatabase();
+    const server = await startPostgres();
+    const admin = server.admin(new URL(url).pathname.slice(1));
+    let hold = false;
+    const store = new PostgresStreamStore(db, {
+      commit: (sql, rows) => commitThen(sql, rows, hold ? "pg_sleep(60)" : "1"),
+    });
+    try {
+      const stream = await store.open("c1");
+      await stream.append([SAMPLE_EVENTS[0]!]);
+      await stream.flush();
+      await stream.append(SAMPLE_EVENTS.slice(1, 5));
+      hold = true;
+      const flushed = stream.flush();
+      // Once the batch is inserted and the transaction waits, its connection is killed.
+      let killed = false;
+      while (!killed) {
+        const rows = await admin<{ pid: number }[]>`select pid from pg_stat_activity
+          where query like '%spillway_commit%pg_sleep(60)%' and wait_event = 'PgSleep'`;
+        if (rows[0] !== undefined) {
+          await admin`select pg_terminate_backend(${rows[0].pid})`;
+          killed = true;
+        }
+      }
+      hold = false;
+      await assert.rejects(flushed, (error: Error) => {
+        assert.match(error.message, /^could not flush postgres:\/\/.*\/conversations\/c1: /);
+        return true;
+      });
+      assert.deepEqual((await stream.load()).events, [SAMPLE_EVENTS[0]]);
+      // Nothing of the batch in the table, for any reader.
+      const [count] = await admin`select count(*)::int as n from spillway_events`;
+      assert.equal(count?.n, 1);
+      // The conversation goes on: the pool reconnects.
+      await stream.append([SAMPLE_EVENTS[5]!]);
+      await stream.flush();
+      await stream.close();
+      assert.deepEqual((await store.read("c1")).events, [SAMPLE_EVENTS[0], SAMPLE_EVENTS[5]]);
+    } finally {
+      await admin.end();
+      await db.close();
+    }
+  },
+);
+
+pgTest(
+  "PostgresStreamStore: with the server stopped a flush fails, nothing is recorded, and it goes on once the server is back",
+  async () => {
+    const { db } = await freshDatabase();
+    const server = await startPostgres();
+    const store = new PostgresStreamStore(db);
+    try {
+      const stream = await store.open("c1");
+      await stream.append([SAMPLE_EVENTS[0]!]);
+      await stream.flush();
+      await stream.append([SAMPLE_EVENTS[1]!]);
+      await server.stop("immediate");
+      try {
+        await assert.rejects(stream.flush(), /^SpillwayError: could not flush |could not flush /);
+      } finally {
+        await server.start();
+      }
+      await stream.append([SAMPLE_EVENTS[2]!]);
+      await stream.flush();
+      assert.deepEqual((await stream.load()).events, [SAMPLE_EVENTS[0], SAMPLE_EVENTS[2]]);
+      await stream.close();
+      assert.deepEqual((await store.read("c1")).events, [SAMPLE_EVENTS[0], SAMPLE_EVENTS[2]]);
+    } finally {
+      await db.close();
+    }
+  },
+);
+
+stopPostgresTest();
