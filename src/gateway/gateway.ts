@@ -19,6 +19,7 @@ import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
 import { outputOptions } from "../runtime/output_options.ts";
 import { blobDirectory, spillFromConfig } from "../runtime/spill_from_config.ts";
+import type { BlobStore } from "../blobs/blob_store.ts";
 import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
@@ -64,6 +65,8 @@ export interface GatewayOptions {
   readonly noticeSink?: NoticeSink;
   /** The stream store. Default: files under `<workspace>/conversations`. */
   readonly store?: StreamStore;
+  /** Where spilled outputs are kept. Default: files under `<workspace>/blobs`. */
+  readonly blobs?: BlobStore;
   /**
    * Builtin tools registered in code. Default: none. The file tools
    * (`fs_list_files`, `fs_read_file`) are served only when the configuration
@@ -145,7 +148,7 @@ export class Gateway {
     const policyFor = cachedPolicies(config);
     const spilling = spillFromConfig(
       config,
-      new FileBlobStore(blobDirectory(resolve(options.workspace))),
+      options.blobs ?? new FileBlobStore(blobDirectory(resolve(options.workspace))),
     );
     const plan = toolSourcesFromConfig(config, {
       cwd: resolve(options.cwd ?? Deno.cwd()),
