@@ -22,7 +22,7 @@ export interface ConversationSummary {
   readonly started?: string;
   readonly turns: number;
   readonly events: number;
-  /** Bytes of its log. */
+  /** Bytes of its log (for the database: of its events as JSON lines). */
   readonly bytes: number;
   /**
    * Its largest tool response as the model is sent it today (compactions
@@ -52,12 +52,12 @@ export async function summarizeConversation(
   id: string,
   config: SpillwayConfig,
 ): Promise<ConversationSummary> {
-  const location = workspace.conversations.logPath(id);
-  const [loaded, info, files] = await Promise.all([
+  const [loaded, facts, files] = await Promise.all([
     workspace.conversations.read(id),
-    Deno.stat(location),
+    workspace.conversations.describe(id),
     resultFiles(workspace.resultsDir(id)),
   ]);
+  const location = facts.location;
   const { responses } = conversationView(loaded.events);
   // Largest as sent: a compacted response no longer weighs on the conversation.
   const largest = responses.reduce<ViewedResponse | undefined>(
@@ -71,7 +71,7 @@ export async function summarizeConversation(
     ...(started === undefined ? {} : { started }),
     turns: loaded.events.filter((e: StreamEvent) => e.type === "turn_start").length,
     events: loaded.events.length,
-    bytes: info.size,
+    bytes: facts.bytes,
     ...(largest === undefined ? {} : {
       largest: {
         id: largest.id,

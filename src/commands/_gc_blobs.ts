@@ -8,15 +8,11 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { BlobRef } from "../blobs/blob_ref.ts";
-import { blobRefsInFile } from "../blobs/blob_refs_in_file.ts";
-import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import { BLOB_GC_GRACE_MS, collectBlobGarbage } from "../blobs/collect_blob_garbage.ts";
 import { plural } from "../terminal/plural.ts";
 import { removeStaleFiles } from "../blobs/remove_stale_files.ts";
 import { spoolDirectory } from "../runtime/output_options.ts";
-import { blobDirectory } from "../runtime/spill_from_config.ts";
 import { SPOOL_PREFIX } from "../service/output_sink.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -42,7 +38,7 @@ export async function gcBlobs(
   io: CommandIo,
   options: GcBlobsOptions,
 ): Promise<void> {
-  const dir = blobDirectory(workspace.dir);
+  const blobs = workspace.store.blobs;
   const graceMs = Math.max(options.olderThanMs, BLOB_GC_GRACE_MS);
   const now = (io.now?.() ?? new Date()).getTime();
   // Outputs spooled for calls a crash never released: unfinished writes too.
@@ -52,20 +48,18 @@ export async function gcBlobs(
     now,
     dryRun: options.dryRun,
   });
-  const hasStore = await isDirectory(dir);
+  // A workspace whose tools never spilled has no blob folder: nothing to say then.
+  const hasStore = workspace.store.type !== "file" || await isDirectory(blobs.location);
   if (!hasStore && spooled === 0) return;
   const referenced = new Set<BlobRef>();
-  for (const id of hasStore ? await workspace.conversations.list() : []) {
-    await blobRefsInFile(join(workspace.dir, "conversations", id, "events.jsonl"), referenced);
-  }
-  const store = new FileBlobStore(dir);
-  const garbage = await collectBlobGarbage(store, referenced, {
+  if (hasStore) await workspace.conversations.blobRefs(referenced);
+  const garbage = await collectBlobGarbage(blobs, referenced, {
     graceMs,
     dryRun: options.dryRun,
     now: new Date(now),
   });
   const unfinishedCount = garbage.unfinished + spooled;
-  const where = workspace.shown(dir);
+  const where = workspace.shown(blobs.location);
   const count = plural(garbage.removed.length, "stored output");
   const total = ByteSize.fromBytes(garbage.removed.reduce((sum, b) => sum + b.bytes, 0)).human();
   const unfinished = unfinishedCount === 0
@@ -75,7 +69,7 @@ export async function gcBlobs(
     io.stdout(`No stored outputs${options.age} that no conversation refers to in ${where}.\n`);
   } else if (options.dryRun) {
     for (const blob of garbage.removed) {
-      io.stdout(`would remove ${workspace.shown(store.describe(blob.ref))}\n`);
+      io.stdout(`would remove ${workspace.shown(blobs.describe(blob.ref))}\n`);
     }
     io.stdout(
       `Dry run: ${count}${options.age} that no conversation refers to (${total})${unfinished} ` +

@@ -29,6 +29,8 @@ import { formatTable } from "./_table.ts";
 import type { TruncationStrategy } from "../size/truncation.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
+import { reachStore, type StoreReach, storeSection } from "./_store_section.ts";
+import { resolve } from "node:path";
 
 /** How each `truncation` is shown: the json cuts say what they do with text that is not JSON. */
 const TRUNCATION_SHOWN: Readonly<Record<TruncationStrategy, string>> = {
@@ -62,8 +64,13 @@ list them (all at once, each within its startup_timeout) and stopped
 again; a server that cannot be consulted is named, and the entries only it
 could provide are not checked. Warnings do not change the exit code.
 
+With [store] set, shows the store it names and, for type = "postgres",
+whether the database can be reached (connecting, and creating or updating
+spillway's tables): the password is never shown, only whether its variable
+is set.
+
 Exits 0 when the configuration is valid, 1 when it is not (every problem
-is printed to stderr), 2 on a usage error.`,
+is printed to stderr) or its store cannot be reached, 2 on a usage error.`,
   flags: [...CONFIG_FLAGS, MODEL_FLAG, ...OUTPUT_FLAGS],
   run,
 };
@@ -76,16 +83,40 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     if (printConfigProblems(error, io)) return 1;
     throw error;
   }
+  const options = configOptionsFromFlags(flags, io);
+  let reach: StoreReach;
+  try {
+    reach = await reachStore(config, resolve(io.cwd, options.workspace ?? "."), io.env);
+  } catch (error) {
+    if (printConfigProblems(error, io)) return 1;
+    throw error;
+  }
   const available = await listConfiguredTools(config, { cwd: io.cwd });
-  if (!flags.boolean("quiet")) io.stdout(renderReport(config, io, flags.count("verbose") > 0));
+  if (!flags.boolean("quiet")) {
+    io.stdout(renderReport(config, io, flags.count("verbose") > 0, reach));
+  }
   for (const warning of unknownToolWarnings(config, available)) {
     io.stderr(`${sanitizeForTerminal(`warning: ${warning}`, SINGLE_LINE)}\n`);
+  }
+  if (!reach.reached) {
+    io.stderr(
+      sanitizeForTerminal(
+        `error: the store ${reach.where} cannot be reached: ${reach.reason}`,
+        SINGLE_LINE,
+      ) + "\n",
+    );
+    return 1;
   }
   return 0;
 }
 
 /** The report printed for a valid config. */
-function renderReport(config: SpillwayConfig, io: CommandIo, verbose: boolean): string {
+function renderReport(
+  config: SpillwayConfig,
+  io: CommandIo,
+  verbose: boolean,
+  reach: StoreReach,
+): string {
   const home = io.env["HOME"];
   const shorten = (path: string) =>
     home !== undefined && home !== "" && path.startsWith(`${home}/`)
@@ -97,6 +128,7 @@ function renderReport(config: SpillwayConfig, io: CommandIo, verbose: boolean): 
     modelSection(config, io.env, shorten),
     providersSection(config.mcpProviders(), shorten),
     ...serveSection(config, io.env, shorten),
+    ...storeSection(config, io.env, shorten, reach),
   ];
   const tools = config.toolNames().length;
   const servers = config.mcpProviders().length;

@@ -22,7 +22,8 @@ import { type CompactionPlan, planCap, planStrip } from "./_compaction_plan.ts";
 import { loadConfigOrReport } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
-import { type Workspace, workspaceOf } from "./_workspace.ts";
+import { openWorkspace, type Workspace } from "./_workspace.ts";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
 
 /** `--over` below this would swap responses for stubs hardly smaller than them. */
 const MIN_OVER_BYTES = 1024;
@@ -77,9 +78,24 @@ could not be (the reason is printed), 2 on a usage error.`,
 type Planner = (events: readonly StreamEvent[]) => CompactionPlan;
 
 async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
-  const { planner, nothing, verb } = await plannerFrom(flags, io);
-  if (planner === undefined) return 1;
-  const workspace = workspaceOf(flags, io);
+  const plan = plannerFrom(flags, io);
+  // The configuration says where the conversations are (and, for cap, today's thresholds).
+  const config = await loadConfigOrReport(flags, io);
+  if (config === undefined) return 1;
+  const workspace = openWorkspace(flags, io, config);
+  try {
+    return await compact(flags, io, workspace, plan(config));
+  } finally {
+    await workspace.close();
+  }
+}
+
+async function compact(
+  flags: ParsedFlags,
+  io: CommandIo,
+  workspace: Workspace,
+  { planner, nothing, verb }: { planner: Planner; nothing: string; verb: string },
+): Promise<number> {
   const known = await workspace.conversations.list();
   const ids = flags.boolean("all") ? known : flags.positionals;
   if (ids.length === 0 && !flags.boolean("all")) {
@@ -97,7 +113,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     if (!known.includes(id)) {
       io.stderr(sanitizeForTerminal(
         `error: no conversation ${JSON.stringify(id)} in ${
-          workspace.shown(workspace.conversations.root)
+          workspace.shown(workspace.conversations.where)
         } (see \`spillway conversation ls\`)\n`,
       ));
       failed++;
@@ -146,10 +162,11 @@ async function compactOne(
   }
 }
 
-async function plannerFrom(
+/** The planner the flags ask for, once the configuration is known; a usage error at once. */
+function plannerFrom(
   flags: ParsedFlags,
   io: CommandIo,
-): Promise<{ planner?: Planner; nothing: string; verb: string }> {
+): (config: SpillwayConfig) => { planner: Planner; nothing: string; verb: string } {
   const mode = flags.string("tools");
   const over = flags.string("over");
   const now = () => (io.now?.() ?? new Date()).toISOString();
@@ -158,12 +175,11 @@ async function plannerFrom(
   }
   if (mode === "cap") {
     if (over !== undefined) throw usage("--over goes with --tools=strip-responses only");
-    const config = await loadConfigOrReport(flags, io);
-    return {
-      ...(config === undefined ? {} : { planner: (events) => planCap(events, config, now()) }),
+    return (config) => ({
+      planner: (events) => planCap(events, config, now()),
       nothing: "every response is within today's size_threshold and the batch ceiling",
       verb: "cut",
-    };
+    });
   }
   if (over === undefined) {
     throw usage("--tools=strip-responses needs --over SIZE (e.g. --over 1MB)");
@@ -179,11 +195,11 @@ async function plannerFrom(
       `--over ${JSON.stringify(over)} is below the 1KB minimum (a stub itself is about 100 bytes)`,
     );
   }
-  return {
+  return () => ({
     planner: (events) => planStrip(events, size.bytes, now()),
     nothing: `no response the model is sent is ${size.human()} or more`,
     verb: "stripped",
-  };
+  });
 }
 
 /** `ID: N responses stripped (…)` and one line per response. */

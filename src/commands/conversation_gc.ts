@@ -16,7 +16,9 @@ import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { type ResultFile, resultFiles } from "./_result_files.ts";
-import { workspaceOf } from "./_workspace.ts";
+import { openWorkspace, type Workspace } from "./_workspace.ts";
+import { CONFIG_FLAGS } from "./_common_flags.ts";
+import { loadConfigOrReport } from "./_config_problems.ts";
 import { gcBlobs } from "./_gc_blobs.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 
@@ -26,21 +28,19 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const conversationGcCommand: Command = {
   name: "conversation gc",
   summary: "remove old full-result files and unreferenced stored outputs",
-  usage: "spillway conversation gc --older-than DAYS [--workspace DIR] [--dry-run]",
+  usage: "spillway conversation gc --older-than DAYS [--workspace DIR] [--config FILE]... " +
+    "[--cfg KEY=VALUE]... [--dry-run]",
   description: `Removes the full-result files of every conversation of the workspace
 (<workspace>/results/<id>/) last written more than DAYS days ago, and the
 folders left empty. These files hold the raw text of responses the caps
 cut, for people to read; the assistant never gets them. Also removes the
 stored outputs of spilling tools (<workspace>/blobs/) that no conversation
-refers to, unless written in the last DAYS days (or the last hour).
+refers to, unless written in the last DAYS days (or the last hour); with
+[store] type = "postgres", the database's stored outputs that no
+conversation in it refers to.
 Conversation logs are never removed. --dry-run lists what would be removed.`,
   flags: [
-    {
-      name: "workspace",
-      kind: "string",
-      valueName: "DIR",
-      help: "the workspace to clean (default: .spillway)",
-    },
+    ...CONFIG_FLAGS,
     {
       name: "older-than",
       kind: "string",
@@ -62,7 +62,22 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     );
   }
   const days = Number(text.trim());
-  const workspace = workspaceOf(flags, io);
+  const config = await loadConfigOrReport(flags, io);
+  if (config === undefined) return 1;
+  const workspace = openWorkspace(flags, io, config);
+  try {
+    return await collect(flags, io, workspace, days);
+  } finally {
+    await workspace.close();
+  }
+}
+
+async function collect(
+  flags: ParsedFlags,
+  io: CommandIo,
+  workspace: Workspace,
+  days: number,
+): Promise<number> {
   const root = join(workspace.dir, "results");
   const cutoff = (io.now?.() ?? new Date()).getTime() - days * DAY_MS;
   const old: ResultFile[] = [];

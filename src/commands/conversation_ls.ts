@@ -19,7 +19,8 @@ import { type ConversationSummary, summarizeConversation } from "./_conversation
 import type { ParsedFlags } from "./_flags.ts";
 import { repairHint, type RepairWorkspace } from "./_repair_hint.ts";
 import { formatTable } from "./_table.ts";
-import { workspaceOf } from "./_workspace.ts";
+import { openWorkspace, type Workspace } from "./_workspace.ts";
+import type { SpillwayConfig } from "../config/spillway_config.ts";
 
 /** `spillway conversation ls`. */
 export const conversationLsCommand: Command = {
@@ -46,7 +47,20 @@ With --json, prints the same facts (exact byte counts) as one JSON object.`,
 async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   const config = await loadConfigOrReport(flags, io);
   if (config === undefined) return 1;
-  const workspace = workspaceOf(flags, io);
+  const workspace = openWorkspace(flags, io, config);
+  try {
+    return await list(flags, io, config, workspace);
+  } finally {
+    await workspace.close();
+  }
+}
+
+async function list(
+  flags: ParsedFlags,
+  io: CommandIo,
+  config: SpillwayConfig,
+  workspace: Workspace,
+): Promise<number> {
   const summaries: ConversationSummary[] = [];
   let failed = false;
   for (const id of await workspace.conversations.list()) {
@@ -64,7 +78,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       io.stderr(sanitizeForTerminal(`warning: ${summary.id}: ${warning}\n`));
     }
   }
-  const where = workspace.shown(workspace.conversations.root);
+  const where = workspace.shown(workspace.conversations.where);
   io.stdout(
     flags.boolean("json")
       ? asJson(summaries, where)

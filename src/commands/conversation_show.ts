@@ -15,7 +15,9 @@ import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { resultFiles } from "./_result_files.ts";
 import { type TranscriptCall, type TranscriptItem, transcriptOf } from "./_transcript.ts";
-import { workspaceOf } from "./_workspace.ts";
+import { openWorkspace, type Workspace } from "./_workspace.ts";
+import { CONFIG_FLAGS } from "./_common_flags.ts";
+import { loadConfigOrReport } from "./_config_problems.ts";
 
 /** Longest argument summary shown on a call line, in bytes. */
 const ARGUMENTS_SHOWN_BYTES = 200;
@@ -24,7 +26,8 @@ const ARGUMENTS_SHOWN_BYTES = 200;
 export const conversationShowCommand: Command = {
   name: "conversation show",
   summary: "print a conversation as a readable transcript",
-  usage: "spillway conversation show [--workspace DIR] [--json] ID",
+  usage:
+    "spillway conversation show [--workspace DIR] [--config FILE]... [--cfg KEY=VALUE]... [--json] ID",
   description: `Prints conversation ID turn by turn: each prompt, the size of each request
 sent to the model, the assistant's words, each tool call with its
 arguments and the size of the response recorded for it (marked when a cap
@@ -35,12 +38,7 @@ assistant did not get.
 
 With --json, prints the same facts as one JSON object.`,
   flags: [
-    {
-      name: "workspace",
-      kind: "string",
-      valueName: "DIR",
-      help: "the workspace the conversation is in (default: .spillway)",
-    },
+    ...CONFIG_FLAGS,
     { name: "json", kind: "boolean", help: "print JSON instead of a transcript" },
   ],
   positionals: "<ID>",
@@ -48,21 +46,30 @@ With --json, prints the same facts as one JSON object.`,
 };
 
 async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
+  const config = await loadConfigOrReport(flags, io);
+  if (config === undefined) return 1;
+  const workspace = openWorkspace(flags, io, config);
+  try {
+    return await show(flags, io, workspace);
+  } finally {
+    await workspace.close();
+  }
+}
+
+async function show(flags: ParsedFlags, io: CommandIo, workspace: Workspace): Promise<number> {
   const id = flags.positionals[0] ?? "";
-  const workspace = workspaceOf(flags, io);
   const conversations = await workspace.conversations.list();
   if (!conversations.includes(id)) {
     io.stderr(sanitizeForTerminal(
       `spillway conversation show: no conversation ${JSON.stringify(id)} in ${
-        workspace.shown(workspace.conversations.root)
+        workspace.shown(workspace.conversations.where)
       }` + ` (see \`spillway conversation ls\`)\n`,
     ));
     return 1;
   }
-  const location = workspace.conversations.logPath(id);
   const loaded = await workspace.conversations.read(id);
   for (const warning of loaded.warnings) io.stderr(sanitizeForTerminal(`warning: ${warning}\n`));
-  const bytes = (await Deno.stat(location)).size;
+  const { location, bytes } = await workspace.conversations.describe(id);
   const results = await resultFiles(workspace.resultsDir(id));
   const items = transcriptOf(loaded.events);
   if (flags.boolean("json")) {

@@ -14,15 +14,22 @@ import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { StopSignals } from "../terminal/stop_signals.ts";
 import { plural } from "../terminal/plural.ts";
-import { shownPath } from "../terminal/shown_path.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { enableVerboseLogging } from "../terminal/verbose_logging.ts";
 import { TerminalPrompter } from "../terminal/terminal_prompter.ts";
 import { TerminalReporter } from "../terminal/terminal_reporter.ts";
 import { TerminalSpinner } from "../terminal/terminal_spinner.ts";
+import type { OpenedStore } from "../runtime/open_store.ts";
 import type { Provider } from "../provider/provider.ts";
 import { UsageTally } from "../provider/usage_tally.ts";
-import { createRuntime, DEFAULT_WORKSPACE, type QueryResult } from "../runtime/create_runtime.ts";
+import {
+  createRuntime,
+  DEFAULT_WORKSPACE,
+  type QueryResult,
+  type Runtime,
+} from "../runtime/create_runtime.ts";
+import type { InspectionLog } from "../inspector/inspection_log.ts";
+import { openStore } from "../runtime/open_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -38,7 +45,7 @@ import type { ParsedFlags } from "./_flags.ts";
 import { repairHint } from "./_repair_hint.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import { queryProvider } from "./_query_provider.ts";
-import { keepWorkspacePrivate } from "./_workspace.ts";
+import { keepWorkspacePrivate, shownPlace } from "./_workspace.ts";
 
 /** `spillway query`. */
 export const queryCommand: Command = {
@@ -176,12 +183,68 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   });
   breakLine = () => reporter.breakLine();
   const usage = new UsageTally();
+  // The conversations and stored outputs: the workspace's folders, or the database.
+  const store = openStore(config, query.workspace, query.io.env);
+  let runtime: Runtime;
   // Before the runtime starts: a file that cannot be written leaves nothing running.
-  const inspection = await openInspectionLog(query.inspectPath, io);
-  const runtime = await createRuntime({
+  let inspection: InspectionLog | undefined;
+  try {
+    inspection = await openInspectionLog(query.inspectPath, io);
+    runtime = await startRuntime(query, store, {
+      io,
+      reporter,
+      usage,
+      terminal,
+      spinner,
+      printError,
+    });
+  } catch (error) {
+    inspection?.close();
+    await store.close();
+    throw error;
+  }
+  let result: QueryResult;
+  try {
+    // Stopped while starting: there is no turn to record.
+    if (stop.signal.aborted) return stop.exitCode(1);
+    result = await runtime.query(prompt, {
+      conversationId,
+      signal: stop.signal,
+      ...(inspection === undefined
+        ? {}
+        : { inspect: (event) => inspection.observe(event as InspectionEvent) }),
+    });
+  } finally {
+    spinner.stop();
+    inspection?.close();
+    await runtime.close();
+    await store.close();
+  }
+  return report(result, query, { io, reporter, usage, stop, printError });
+}
+
+/** What the terminal side of a query hands the runtime. */
+interface TerminalParts {
+  readonly io: CommandIo;
+  readonly reporter: TerminalReporter;
+  readonly usage: UsageTally;
+  readonly terminal: CommandIo;
+  readonly spinner: TerminalSpinner;
+  readonly printError: (text: string) => void;
+}
+
+/** Starts the runtime with the terminal as its host. */
+function startRuntime(
+  query: TerminalQuery,
+  store: OpenedStore,
+  { io, reporter, usage, terminal, spinner, printError }: TerminalParts,
+): Promise<Runtime> {
+  return createRuntime({
     provider: query.provider,
     workspace: query.workspace,
-    config,
+    config: query.config,
+    store: store.conversations,
+    blobs: store.blobs,
     cwd: io.cwd,
     noticeSink: reporter,
     observer: {
@@ -201,25 +264,20 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
       ? { prompter: new TerminalPrompter({ io: terminal, spinner }) }
       : {}),
   });
-  let result: QueryResult;
-  try {
-    // Stopped while starting: there is no turn to record.
-    if (stop.signal.aborted) return stop.exitCode(1);
-    result = await runtime.query(prompt, {
-      conversationId,
-      signal: stop.signal,
-      ...(inspection === undefined
-        ? {}
-        : { inspect: (event) => inspection.observe(event as InspectionEvent) }),
-    });
-  } finally {
-    spinner.stop();
-    inspection?.close();
-    await runtime.close();
-  }
+}
+
+/** Prints how the turn ended and where it was recorded; returns the exit code. */
+function report(
+  result: QueryResult,
+  query: TerminalQuery,
+  { io, reporter, usage, stop, printError }: Omit<TerminalParts, "terminal" | "spinner"> & {
+    readonly stop: StopSignals;
+  },
+): number {
+  const { conversationId, quiet } = query;
   reporter.breakLine();
   for (const error of result.errors) printError(`error: ${error.message}\n`);
-  const where = shownPath(io.cwd, result.location);
+  const where = shownPlace(io.cwd, result.location);
   const spent = usage.describe();
   if (result.status === "failed") {
     printError(`The turn failed: ${result.reason ?? "unknown reason"}\n`);

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
 import { DEFAULT_SERVE_TOKEN_ENV } from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
@@ -27,6 +27,8 @@ import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
+import { openStore } from "../runtime/open_store.ts";
+import type { InspectionLog } from "../inspector/inspection_log.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import type { Command } from "./command.ts";
@@ -190,15 +192,28 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     onStop: (_signal, says) =>
       io.stderr(`spillway serve: ${says}: finishing the calls in flight, then exiting\n`),
   });
-  const inspection = await openInspectionLog(flags.string("inspect"), io);
+  // The conversations and stored outputs: the workspace's folders, or the database
+  // every gateway of a team shares.
+  const store = openStore(config, workspace, io.env);
+  let inspection: InspectionLog | undefined;
+  try {
+    inspection = await openInspectionLog(flags.string("inspect"), io);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const stopLogging = await enableVerboseLogging(flags.count("verbose"), io.stderr);
   // Notices and warnings name tools (from upstream servers, clients, config): one inert line each.
   const printLine = (line: string) =>
     io.stderr(`${sanitizeForTerminal(line, { singleLine: true })}\n`);
   try {
+    // Reached at start: an unreachable database is said now, not at the first call.
+    await store.check();
     const gateway = await Gateway.start({
       config,
       workspace,
+      store: store.conversations,
+      blobs: store.blobs,
       cwd: io.cwd,
       clientCeiling,
       noticeSink: { notice: (fact) => printLine(formatNotice(fact)) },
@@ -215,7 +230,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
     if (token?.warning !== undefined) printLine(`warning: ${token.warning}`);
     const quiet = flags.boolean("quiet");
-    const where = join(workspace, "conversations");
+    const where = store.where;
     const stopped = new Promise<void>((resolve) => {
       if (stop.signal.aborted) resolve();
       stop.signal.addEventListener("abort", () => resolve(), { once: true });
@@ -262,5 +277,6 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   } finally {
     inspection?.close();
     await stopLogging();
+    await store.close();
   }
 }
