@@ -74,6 +74,7 @@ export type {
   TurnStartEvent,
 } from "./stream/events.ts";
 export { FileStreamStore } from "./stream/file_stream_store.ts";
+export type { ConversationFacts, ConversationReader } from "./stream/conversation_reader.ts";
 
 // Tool sources and the executor.
 export {
@@ -87,6 +88,15 @@ export type { TimerClock } from "./service/timer_clock.ts";
 export type { BuiltinTool, BuiltinToolContext } from "./service/builtin/builtin_tool.ts";
 export type { FinishedOutput, OutputFile, OutputSink } from "./service/output_sink.ts";
 export type { BlobRef } from "./blobs/blob_ref.ts";
+export type {
+  BlobGarbage,
+  BlobInfo,
+  BlobStore,
+  BlobWriter,
+  CollectOptions,
+  FinishedBlob,
+  StoredBlob,
+} from "./blobs/blob_store.ts";
 export type {
   CallerRequest,
   LogMessage,

@@ -62,6 +62,7 @@ export {
   type SourceUnderTest,
   type ToolSourceContractOptions,
 } from "./tool_source_contract.ts";
+export { type BlobStoreUnderTest, defineBlobStoreContract } from "./blob_store_contract.ts";
 export {
   defineStreamStoreContract,
   SAMPLE_EVENTS,
