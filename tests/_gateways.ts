@@ -1,0 +1,156 @@
+/**
+ * Test helper: several `spillway serve --http` processes sharing one
+ * PostgreSQL database, as a team runs them, optionally behind HAProxy
+ * (Debian's `haproxy`) pinning each MCP session to the gateway that
+ * created it by its `Mcp-Session-Id` header. The HAProxy configuration is
+ * the one docs/deployment.md shows (`haproxyConfig`), so the documented
+ * set-up is the tested one.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
+import { type ServeProcess, spawnHttpServe } from "./gateway_fixtures.ts";
+import { PG_PASSWORD } from "./_postgres.ts";
+
+/** The bearer token every test gateway takes. */
+export const GATEWAY_TOKEN = "gateways-test-token";
+
+const ECHO = new URL("./fixtures/postgres/echo_upstream.ts", import.meta.url).pathname;
+
+/** Config TOML: the echo upstream, and the store `url` (its password in the environment). */
+export function gatewayConfig(url: string, extra = ""): string {
+  return `[store]
+type = "postgres"
+url = ${JSON.stringify(url)}
+password_env = "SPILLWAY_DATABASE_PASSWORD"
+
+[providers.mcp.up]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(ECHO)}]
+
+[conversation.tools.echo]
+spill = true
+${extra}`;
+}
+
+/** Starts `count` gateways on the database `url`, each with a workspace of its own. */
+export async function startGateways(count: number, url: string): Promise<ServeProcess[]> {
+  const env = { SPILLWAY_SERVE_TOKEN: GATEWAY_TOKEN, SPILLWAY_DATABASE_PASSWORD: PG_PASSWORD };
+  const started: ServeProcess[] = [];
+  try {
+    // One at a time: the first creates the schema (the others would wait for its lock).
+    for (let i = 0; i < count; i++) {
+      started.push(await spawnHttpServe([], { config: gatewayConfig(url), env }));
+    }
+  } catch (error) {
+    for (const gateway of started) await gateway[Symbol.asyncDispose]();
+    throw error;
+  }
+  return started;
+}
+
+/**
+ * The HAProxy configuration of docs/deployment.md: round robin for new
+ * sessions, then every request of a session to the gateway whose
+ * `initialize` answer named it (`Mcp-Session-Id`), a dead gateway's
+ * sessions sent elsewhere (where they are unknown: the client starts a new
+ * one).
+ */
+export function haproxyConfig(port: number, gateways: readonly URL[]): string {
+  const servers = gateways.map((url, i) =>
+    `  server gateway${i + 1} ${url.hostname}:${url.port} check inter 1s fall 1 rise 2`
+  );
+  return `global
+  maxconn 4096
+
+defaults
+  mode http
+  option redispatch
+  retries 2
+  timeout connect 5s
+  timeout client 1h
+  timeout server 1h
+
+frontend mcp
+  bind 127.0.0.1:${port}
+  default_backend spillway
+
+backend spillway
+  balance roundrobin
+  stick-table type string len 64 size 1m expire 24h
+  stick on req.hdr(mcp-session-id)
+  stick store-response res.hdr(mcp-session-id)
+${servers.join("\n")}
+`;
+}
+
+/** Why HAProxy cannot run here, or `undefined`. */
+export async function haproxyMissing(): Promise<string | undefined> {
+  try {
+    const output = await new Deno.Command("haproxy", { args: ["-v"], stdout: "null" }).output();
+    return output.success ? undefined : "haproxy -v failed";
+  } catch {
+    return "HAProxy is not installed: apt-get install -y haproxy";
+  }
+}
+
+/** A running HAProxy in front of `gateways`. */
+export interface Balancer extends AsyncDisposable {
+  /** The URL clients connect to. */
+  readonly url: URL;
+}
+
+/** Starts HAProxy on a free loopback port in front of `gateways`. */
+export async function startHaproxy(gateways: readonly URL[]): Promise<Balancer> {
+  const dir = await Deno.makeTempDir({ prefix: "spillway_haproxy_" });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const config = join(dir, "haproxy.cfg");
+  await Deno.writeTextFile(config, haproxyConfig(port, gateways));
+  const check = await new Deno.Command("haproxy", { args: ["-c", "-q", "-f", config] }).output();
+  if (!check.success) throw new Error(`haproxy -c: ${new TextDecoder().decode(check.stderr)}`);
+  const child = new Deno.Command("haproxy", {
+    args: ["-db", "-f", config],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  // Listening once a connection is accepted.
+  for (let tries = 0;; tries++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      break;
+    } catch (error) {
+      if (tries > 200) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  return {
+    url,
+    [Symbol.asyncDispose]: async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+      await child.status;
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** An SDK client of `url` with the test token. */
+export async function gatewayClient(url: URL, name = "pg-test"): Promise<Client> {
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } },
+    }),
+  );
+  return client;
+}
