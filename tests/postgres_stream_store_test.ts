@@ -166,4 +166,37 @@ pgTest(
   },
 );
 
+pgTest(
+  "the schema: created once by gateways starting together, a newer one refused by name",
+  async () => {
+    const server = await startPostgres();
+    const url = await server.database();
+    const handles = Array.from(
+      { length: 3 },
+      () => PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url }),
+    );
+    const admin = server.admin(new URL(url).pathname.slice(1));
+    try {
+      await Promise.all(handles.map((db) => db.ready()));
+      const versions = await admin`select version from spillway_schema`;
+      assert.deepEqual(versions.map((v) => v.version), [1]);
+      await admin`insert into spillway_schema (version, name) values (2, 'conversations by tenant')`;
+      const later = PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url });
+      handles.push(later);
+      await assert.rejects(new PostgresStreamStore(later).open("c1"), (error: Error) => {
+        assert.equal(
+          error.message,
+          `${url} holds spillway schema version 2 ("conversations by tenant"), newer than this ` +
+            `spillway knows (version 1, "conversations, events and stored outputs"): nothing was ` +
+            `changed; run a spillway that knows schema 2, or use another database`,
+        );
+        return true;
+      });
+    } finally {
+      await admin.end();
+      for (const db of handles) await db.close();
+    }
+  },
+);
+
 stopPostgresTest();
