@@ -9,7 +9,11 @@ import assert from "node:assert/strict";
 import type postgres from "postgres";
 import { PostgresDatabase } from "../src/postgres/postgres_database.ts";
 import { lockKey } from "../src/postgres/conversation_locks.ts";
-import { type BatchRows, PostgresStreamStore } from "../src/postgres/postgres_stream_store.ts";
+import {
+  type BatchRows,
+  eventsArray,
+  PostgresStreamStore,
+} from "../src/postgres/postgres_stream_store.ts";
 import { defineStreamStoreContract, SAMPLE_EVENTS } from "../src/testing/stream_store_contract.ts";
 import {
   PG_PASSWORD,
@@ -35,7 +39,7 @@ async function commitThen(sql: postgres.Sql, rows: BatchRows, then: string): Pro
   await sql`select spillway_commit(
     ${rows.conversation}, ${rows.after}, ${rows.batch}::uuid, ${rows.uncertain as string[]}::uuid[],
     ${rows.types as string[]}::text[], ${rows.callIds as string[]}::text[],
-    ${rows.events as string[]}::text[], ${lockKey(`commit ${rows.conversation}`)}::bigint
+    ${eventsArray(rows.events)}::text, ${lockKey(`commit ${rows.conversation}`)}::bigint
   ), ${sql.unsafe(then)}`;
 }
 

@@ -7,12 +7,18 @@
  * knows is refused, naming both versions: an old binary must not write
  * rows a newer one reads differently.
  *
- * The events are JSON (`json`, not `jsonb`: it keeps every event exactly as
- * written, lone surrogates and key order included), one row per event, so
- * plain SQL reads a conversation; each row also carries the event's `type`
- * and call id as plain columns, since PostgreSQL's JSON operators refuse
- * an event whose text holds U+0000 or a lone surrogate (hostile tool
- * output does). docs/deployment.md shows the schema.
+ * A commit is one row of `spillway_commits`: its events as the text of one
+ * JSON array, each event exactly as written (lone surrogates and key order
+ * included; `jsonb` keeps neither), numbered from `first_seq`. Text, not
+ * `json`: checking 2 MiB of JSON on the server took longer than inserting
+ * it, and spillway writes it with `JSON.stringify`. One row per commit costs
+ * about one insert of the batch's bytes; one row per event cost about four
+ * times that (measured, docs/performance.md). The view
+ * `spillway_events` shows one row per event, so plain SQL reads a
+ * conversation; each carries the event's `type` and call id as plain
+ * columns, since PostgreSQL's JSON operators refuse an event whose text
+ * holds U+0000 or a lone surrogate (hostile tool output does).
+ * docs/deployment.md shows the schema.
  *
  * Every write is one statement, a transaction by itself (a commit is one
  * call of `spillway_commit`): a connection that drops mid-way leaves the
@@ -46,15 +52,25 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now()
       );
-      create table spillway_events (
+      create table spillway_commits (
         conversation_id text not null references spillway_conversations (id),
-        seq integer not null,
-        batch uuid not null,
-        type text not null,
-        call_id text,
-        event json not null,
-        primary key (conversation_id, seq)
+        first_seq integer not null,
+        batch uuid not null unique,
+        types text[] not null,
+        call_ids text[] not null,
+        events text not null,
+        committed_at timestamptz not null default now(),
+        primary key (conversation_id, first_seq)
       );
+      create view spillway_events as
+        select c.conversation_id, c.first_seq + x.n::integer - 1 as seq, c.batch,
+          x.type, x.call_id, x.event, c.committed_at
+        from spillway_commits c
+        cross join lateral (
+          select e.n, t.type, t.call_id, e.event
+          from json_array_elements(c.events::json) with ordinality as e(event, n)
+          join unnest(c.types, c.call_ids) with ordinality as t(type, call_id, n) on t.n = e.n
+        ) as x;
       create table spillway_blobs (
         ref text primary key,
         upload uuid not null unique,
@@ -73,24 +89,23 @@ export const MIGRATIONS: readonly Migration[] = [
       if exists (select 1 from pg_settings
           where name = 'default_toast_compression' and 'lz4' = any (enumvals)) then
         -- lz4 compresses about twice as fast as pglz.
-        alter table spillway_events alter column event set compression lz4;
+        alter table spillway_commits alter column events set compression lz4;
         alter table spillway_blob_chunks alter column data set compression lz4;
       end if;
       create function spillway_commit(
         p_conversation text, p_after integer, p_batch uuid, p_uncertain uuid[],
-        p_types text[], p_call_ids text[], p_events text[], p_lock bigint
+        p_types text[], p_call_ids text[], p_events text, p_lock bigint
       ) returns void language plpgsql as $commit$
       begin
         -- A commit of this conversation still in flight elsewhere ends first.
         perform pg_advisory_xact_lock(p_lock);
         if cardinality(p_uncertain) > 0 then
-          delete from spillway_events
+          delete from spillway_commits
           where conversation_id = p_conversation and batch = any (p_uncertain);
         end if;
-        if cardinality(p_events) > 0 then
-          insert into spillway_events (conversation_id, seq, batch, type, call_id, event)
-          select p_conversation, p_after + n, p_batch, t, c, e::json
-          from unnest(p_types, p_call_ids, p_events) with ordinality as u(t, c, e, n);
+        if cardinality(p_types) > 0 then
+          insert into spillway_commits (conversation_id, first_seq, batch, types, call_ids, events)
+          values (p_conversation, p_after + 1, p_batch, p_types, p_call_ids, p_events);
           update spillway_conversations set updated_at = now() where id = p_conversation;
         end if;
       end

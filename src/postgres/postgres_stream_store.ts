@@ -1,6 +1,7 @@
 /**
- * Conversations in PostgreSQL: one row per event in `spillway_events`, in
- * order by its sequence number, the event as JSON. `append` only buffers;
+ * Conversations in PostgreSQL: one row per commit in `spillway_commits`,
+ * its events as one JSON array numbered from its first sequence number
+ * (the view `spillway_events` shows one row per event). `append` only buffers;
  * `flush` writes everything appended since the last one in one
  * transaction (with `synchronous_commit = on`: durable when it returns).
  * A commit that failed leaves nothing of its batch: the server rolled it
@@ -25,6 +26,7 @@ import { assertConversationId } from "../stream/assert_conversation_id.ts";
 import type { ConversationFacts, ConversationReader } from "../stream/conversation_reader.ts";
 import type { StreamEvent } from "../stream/events.ts";
 import { parseEventLine } from "../stream/_event_lines.ts";
+
 import type { ConversationStream, LoadedStream } from "../stream/stream_store.ts";
 import {
   type ConversationOps,
@@ -34,6 +36,12 @@ import {
 import { lockKey } from "./conversation_locks.ts";
 import type { PostgresDatabase } from "./postgres_database.ts";
 import { certainlyRolledBack } from "./postgres_database.ts";
+
+/** An object with a string `type`: what the file store accepts as an event too. */
+function isEvent(value: unknown): value is StreamEvent {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    typeof (value as { type?: unknown }).type === "string";
+}
 
 /** One commit's rows: the events as JSON texts, numbered from `after + 1`. */
 export interface BatchRows {
@@ -45,7 +53,7 @@ export interface BatchRows {
   readonly conversation: string;
   /** The sequence number of the last durable event (0 for none). */
   readonly after: number;
-  /** The commit's id (`spillway_events.batch`). */
+  /** The commit's id (`spillway_commits.batch`). */
   readonly batch: string;
   /** Earlier commits whose fate is unknown: their rows are deleted first. */
   readonly uncertain: readonly string[];
@@ -72,8 +80,13 @@ export async function commitBatch(sql: postgres.Sql, rows: BatchRows): Promise<v
   await sql`select spillway_commit(
     ${rows.conversation}, ${rows.after}, ${rows.batch}::uuid, ${rows.uncertain as string[]}::uuid[],
     ${rows.types as string[]}::text[], ${rows.callIds as string[]}::text[],
-    ${rows.events as string[]}::text[], ${lockKey(`commit ${rows.conversation}`)}::bigint
+    ${eventsArray(rows.events)}::text, ${lockKey(`commit ${rows.conversation}`)}::bigint
   )`;
+}
+
+/** The serialized events as one JSON array (each is a JSON object already). */
+export function eventsArray(events: readonly string[]): string {
+  return `[${events.join(",")}]`;
 }
 
 /**
@@ -137,8 +150,8 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
             await this.#db.sql`insert into spillway_conversations (id) values (${id})
               on conflict (id) do nothing`;
             const [row] = await this.#db.sql<{ last: number }[]>`
-              select coalesce(max(seq), 0)::int as last from spillway_events
-              where conversation_id = ${id}`;
+              select coalesce(max(first_seq + cardinality(types) - 1), 0)::int as last
+              from spillway_commits where conversation_id = ${id}`;
             return row?.last ?? 0;
           });
           shared = {
@@ -205,8 +218,8 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
       `read ${this.location(id)}`,
       () =>
         this.#db.sql<{ bytes: string }[]>`
-        select coalesce(sum(octet_length(event::text) + 1), 0)::text as bytes
-        from spillway_events where conversation_id = ${id}`,
+        select coalesce(sum(octet_length(events) - 1), 0)::text as bytes
+        from spillway_commits where conversation_id = ${id}`,
     );
     return { location: this.location(id), bytes: Number(row?.bytes ?? 0) };
   }
@@ -219,7 +232,7 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
       () =>
         this.#db.sql<{ ref: BlobRef }[]>`
         select distinct m[1] as ref
-        from spillway_events, regexp_matches(event::text, '(sha256:[0-9a-f]{64})', 'g') as m`,
+        from spillway_commits, regexp_matches(events, '(sha256:[0-9a-f]{64})', 'g') as m`,
     );
     for (const row of rows) into.add(row.ref);
   }
@@ -230,24 +243,31 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
       `read ${this.location(id)}`,
       () =>
         shared === undefined
-          ? this.#db.sql<{ event: string }[]>`
-          select event::text as event from spillway_events
-          where conversation_id = ${id} order by seq`
-          : this.#db.sql<{ event: string }[]>`
-          select event::text as event from spillway_events
-          where conversation_id = ${id} and seq <= ${shared.durable} order by seq`,
+          ? this.#db.sql<{ events: string }[]>`
+          select events from spillway_commits
+          where conversation_id = ${id} order by first_seq`
+          : this.#db.sql<{ events: string }[]>`
+          select events from spillway_commits
+          where conversation_id = ${id} and first_seq <= ${shared.durable} order by first_seq`,
     );
-    return rows.map((row, i) => {
-      try {
-        return parseEventLine(row.event);
-      } catch (error) {
-        throw new SpillwayError(
-          "store_failed",
-          `event ${i + 1} of ${this.location(id)} is not an event: ${(error as Error).message}`,
-          { conversation: id },
-        );
+    const events: StreamEvent[] = [];
+    for (const [i, row] of rows.entries()) {
+      const batch: unknown = JSON.parse(row.events);
+      if (!Array.isArray(batch)) throw this.#notEvents(id, i, "not a JSON array");
+      for (const event of batch) {
+        if (!isEvent(event)) throw this.#notEvents(id, i, "an element is not an event");
+        events.push(event);
       }
-    });
+    }
+    return events;
+  }
+
+  #notEvents(id: string, commit: number, why: string): SpillwayError {
+    return new SpillwayError(
+      "store_failed",
+      `commit ${commit + 1} of ${this.location(id)} is not a list of events: ${why}`,
+      { conversation: id },
+    );
   }
 
   /** For the handles: loads `id`'s durable events and the pending ones. */
