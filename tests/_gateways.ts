@@ -19,8 +19,11 @@ export const GATEWAY_TOKEN = "gateways-test-token";
 
 const ECHO = new URL("./fixtures/postgres/echo_upstream.ts", import.meta.url).pathname;
 
-/** Config TOML: the echo upstream, and the store `url` (its password in the environment). */
-export function gatewayConfig(url: string, extra = ""): string {
+/**
+ * Config TOML: the echo upstream (`echo` spilling its outputs unless
+ * `spill` is false), and the store `url` (its password in the environment).
+ */
+export function gatewayConfig(url: string, extra = "", spill = true): string {
   return `[store]
 type = "postgres"
 url = ${JSON.stringify(url)}
@@ -32,18 +35,25 @@ command = ${JSON.stringify(Deno.execPath())}
 arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(ECHO)}]
 
 [conversation.tools.echo]
-spill = true
+spill = ${spill}
 ${extra}`;
 }
 
-/** Starts `count` gateways on the database `url`, each with a workspace of its own. */
-export async function startGateways(count: number, url: string): Promise<ServeProcess[]> {
+/**
+ * Starts `count` gateways on the database `url`, each with a workspace of
+ * its own (`spill`: whether `echo` spills; default true).
+ */
+export async function startGateways(
+  count: number,
+  url: string,
+  spill = true,
+): Promise<ServeProcess[]> {
   const env = { SPILLWAY_SERVE_TOKEN: GATEWAY_TOKEN, SPILLWAY_DATABASE_PASSWORD: PG_PASSWORD };
   const started: ServeProcess[] = [];
   try {
     // One at a time: the first creates the schema (the others would wait for its lock).
     for (let i = 0; i < count; i++) {
-      started.push(await spawnHttpServe([], { config: gatewayConfig(url), env }));
+      started.push(await spawnHttpServe([], { config: gatewayConfig(url, "", spill), env }));
     }
   } catch (error) {
     for (const gateway of started) await gateway[Symbol.asyncDispose]();
