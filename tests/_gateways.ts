@@ -69,7 +69,7 @@ export async function startGateways(
  * sessions sent elsewhere (where they are unknown: the client starts a new
  * one).
  */
-export function haproxyConfig(port: number, gateways: readonly URL[]): string {
+export function haproxyConfig(bind: string, gateways: readonly URL[]): string {
   const servers = gateways.map((url, i) =>
     `  server gateway${i + 1} ${url.hostname}:${url.port} check inter 1s fall 1 rise 2`
   );
@@ -81,11 +81,11 @@ defaults
   option redispatch
   retries 2
   timeout connect 5s
-  timeout client 1h
+  timeout client 1h       # longer than the longest call: a person's review, a slow tool
   timeout server 1h
 
 frontend mcp
-  bind 127.0.0.1:${port}
+  bind ${bind}
   default_backend spillway
 
 backend spillway
@@ -120,7 +120,7 @@ export async function startHaproxy(gateways: readonly URL[]): Promise<Balancer> 
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   const config = join(dir, "haproxy.cfg");
-  await Deno.writeTextFile(config, haproxyConfig(port, gateways));
+  await Deno.writeTextFile(config, haproxyConfig(`127.0.0.1:${port}`, gateways));
   const check = await new Deno.Command("haproxy", { args: ["-c", "-q", "-f", config] }).output();
   if (!check.success) throw new Error(`haproxy -c: ${new TextDecoder().decode(check.stderr)}`);
   const child = new Deno.Command("haproxy", {
