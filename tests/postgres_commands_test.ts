@@ -200,12 +200,12 @@ pgTest(
     try {
       const ok = await spillway(reachable, ["config", "check"]);
       assert.equal(ok.code, 0, ok.stderr);
-      assert.match(ok.stdout, /^  reached              yes \(schema version 1\)\s*$/m);
-      assert.match(ok.stdout, /^  store\.password_env   SPILLWAY_DATABASE_PASSWORD \(set\) /m);
+      assert.match(ok.stdout, /^ {2}reached {14}yes \(schema version 1\)\s*$/m);
+      assert.match(ok.stdout, /^ {2}store\.password_env {3}SPILLWAY_DATABASE_PASSWORD \(set\) /m);
 
       const failed = await spillway(unreachable, ["config", "check"]);
       assert.equal(failed.code, 1);
-      assert.match(failed.stdout, /^  reached              no \(see below\)\s*$/m);
+      assert.match(failed.stdout, /^ {2}reached {14}no \(see below\)\s*$/m);
       assert.match(
         failed.stderr,
         new RegExp(
