@@ -37,20 +37,15 @@ function balancedTest(name: string, fn: () => Promise<void>): void {
   pgTest(name, fn);
 }
 
-/** The upstream pid a client's calls reach: which gateway it is on. */
+/** The pid of the gateway a client's calls reach. */
 async function gatewayOf(client: Client): Promise<string> {
   return textOf(await client.callTool({ name: "pid", arguments: {} }));
 }
 
-/** The gateway whose upstream process is `pid` (its parent). */
-async function gatewayWithUpstream(
-  gateways: readonly ServeProcess[],
-  pid: string,
-): Promise<ServeProcess> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  const found = gateways.find((gateway) => gateway.child.pid === parent);
-  assert.ok(found !== undefined, `no gateway is the parent of upstream ${pid}`);
+/** The gateway of process id `pid` (what `gatewayOf` answers). */
+function gatewayWithUpstream(gateways: readonly ServeProcess[], pid: string): ServeProcess {
+  const found = gateways.find((gateway) => gateway.child.pid === Number(pid));
+  assert.ok(found !== undefined, `no gateway has pid ${pid}`);
   return found;
 }
 
@@ -121,7 +116,7 @@ balancedTest(
       const ref = /read_tool_output ref="(sha256:[0-9a-f]{64})"/.exec(cut)?.[1];
       assert.ok(ref !== undefined, cut.slice(-300));
       // …and the same client, starting over on another gateway, reads it back from there.
-      const home = await gatewayWithUpstream(gateways, onGateway[0]!);
+      const home = gatewayWithUpstream(gateways, onGateway[0]!);
       const elsewhere = gateways.find((g) => g !== home)!;
       const again = await gatewayClient(elsewhere.url!, "client-0-again");
       clients.push(again);
@@ -159,7 +154,7 @@ balancedTest(
       const url = balancer.url;
       for (let i = 0; i < 6; i++) clients.push(await gatewayClient(url, `client-${i}`));
       const pids = await Promise.all(clients.map(gatewayOf));
-      const victim = await gatewayWithUpstream(gateways, pids[0]!);
+      const victim = gatewayWithUpstream(gateways, pids[0]!);
       const victims = new Set(pids.flatMap((pid, i) => pid === pids[0] ? [i] : []));
       const delivered: string[] = [];
       // Every client keeps one call in flight that never ends, and calls in a loop.
