@@ -155,7 +155,7 @@ function error(id: string, reason: string): EventObject {
 const CALL: ToolCall = { id: "call_1", name: "probe", arguments: {} };
 const RAW = { id: "call_1", content: "raw", isError: false };
 const OUTCOMES: readonly ExecutionOutcome[] = [
-  { kind: "executed", response: RAW, barrier: "record" },
+  { kind: "executed", response: RAW },
   { kind: "lost", reason: "the source exited" },
   { kind: "failed", reason: "transport closed" },
   { kind: "cancelled", reason: "Ctrl-C" },

@@ -138,7 +138,6 @@ Deno.test("McpExecutor: an unattended call released with a replaced review is de
   const handle = f.executor.start({ id: "call_1", name: "big", arguments: {} }, { signal: live() });
   const outcome = await handle.outcome;
   assert.equal(outcome.kind, "executed");
-  assert.equal(outcome.kind === "executed" && outcome.barrier, "record");
   assert.equal(outcome.kind === "executed" && outcome.response.content.length, 300_000);
   const recorded = response("call_1", "y".repeat(1000) + "\n... [truncated, 292.9 KB → 1.0 KB]");
   const delivery = await handle.release(
@@ -157,7 +156,6 @@ Deno.test("McpExecutor: an accepted review is delivered with deliver", async () 
   assert.deepEqual(await handle.outcome, {
     kind: "executed",
     response: response("call_1", "hi"),
-    barrier: "review",
   });
   assert.deepEqual(f.source.calls, [{ tool: "echo", args: { text: "hi" } }]);
   const delivery = await handle.release({ kind: "deliver" }, response("call_1", "hi"));

@@ -23,7 +23,7 @@ import type {
   ExecutionOutcome,
   Executor,
 } from "../service/executor.ts";
-import { deliveryDifference } from "../service/delivery_difference.ts";
+import { checkDelivery } from "../service/check_delivery.ts";
 import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import { deliveryFor } from "../service/source_call.ts";
@@ -80,8 +80,6 @@ export class ParkedCallExecutor implements Executor {
     const answer = this.#unanswered.get(call.id);
     const outcome: ExecutionOutcome = parked === undefined
       ? { kind: "failed", reason: `call \`${call.id}\` is not parked` }
-      : parked.outcome.kind === "executed"
-      ? { kind: "executed", response: parked.outcome.response, barrier: parked.barrier }
       : parked.outcome;
     let released = false;
     return {
@@ -125,17 +123,13 @@ export class ParkedCallExecutor implements Executor {
     const release = this.#releases.get(callId);
     if (release === undefined) return result;
     this.#releases.delete(callId);
-    if (release.ack.kind === "fail") {
-      release.delivery.resolve({ kind: "failed", message: release.ack.message });
-      return result;
-    }
-    const received = toToolCallResponse(callId, result);
-    const expected = release.recorded;
-    const differs = expected === undefined
-      ? { expected: "(nothing recorded)", received: received.content }
-      : deliveryDifference(expected, received);
-    if (differs !== undefined) {
-      release.delivery.resolve({ kind: "mismatch", ...differs });
+    const delivery = checkDelivery(
+      release.ack,
+      release.recorded,
+      toToolCallResponse(callId, result),
+    );
+    release.delivery.resolve(delivery);
+    if (delivery.kind === "mismatch") {
       return {
         content: [{
           type: "text",
@@ -144,7 +138,6 @@ export class ParkedCallExecutor implements Executor {
         isError: true,
       };
     }
-    release.delivery.resolve({ kind: "delivered", response: received });
     return result;
   }
 

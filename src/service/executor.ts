@@ -13,14 +13,15 @@ import type { ToolCallResponse } from "../review/tool_call_response.ts";
 /** Which barrier an executed call is parked on. */
 export type BarrierKind = "record" | "review";
 
-/** How an execution ended before the Host saw a result. */
+/**
+ * How a call ended before the Host saw a result: what the execution service
+ * parks, and what an executor's handle settles with. (Which barrier it is
+ * parked on is the Host's own decision, `barrierFor`: the service notes it
+ * on the parked call, and the outcome does not repeat it.)
+ */
 export type ExecutionOutcome =
   /** The tool ran; its raw (uncapped) response is parked on the barrier. */
-  | {
-    readonly kind: "executed";
-    readonly response: ToolCallResponse;
-    readonly barrier: BarrierKind;
-  }
+  | { readonly kind: "executed"; readonly response: ToolCallResponse }
   /** The tool source died mid-call (process exit, upstream crash). */
   | { readonly kind: "lost"; readonly reason: string }
   /** The call was cancelled (abort signal, Ctrl-C, timeout). */

@@ -11,7 +11,7 @@
 
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { deliveryDifference } from "./delivery_difference.ts";
+import { checkDelivery } from "./check_delivery.ts";
 import { reasonText } from "../errors/reason_text.ts";
 import { CALL_ID_META_KEY, type ExecutionService, type ParkWaiter } from "./execution_service.ts";
 import type {
@@ -59,13 +59,6 @@ export interface McpExecutorOptions {
 type Settled =
   | { readonly ok: true; readonly result: CallToolResult }
   | { readonly ok: false; readonly error: unknown };
-
-function toExecutionOutcome(parked: ParkedCall): ExecutionOutcome {
-  const { outcome } = parked;
-  return outcome.kind === "executed"
-    ? { kind: "executed", response: outcome.response, barrier: parked.barrier }
-    : outcome;
-}
 
 /**
  * Runs calls through the execution service as an MCP client.
@@ -209,7 +202,7 @@ class ExecutorCall implements ExecutionHandle, ParkWaiter {
   /** The service parked the call. */
   resolve(parked: ParkedCall): void {
     this.#parked = parked;
-    this.#settleOutcome(toExecutionOutcome(parked));
+    this.#settleOutcome(parked.outcome);
   }
 
   /** The service gave up on the call. */
@@ -284,13 +277,7 @@ function deliveryOf(
       message: `call \`${callId}\` was not delivered: ${reasonText(settled.error)}`,
     };
   }
-  const received = toToolCallResponse(callId, settled.result);
-  const differs = deliveryDifference(expected, received);
-  // Delivered as recorded: the outcome holds the recorded response, so what
-  // was received is garbage at once (a batch releases thousands together).
-  return differs === undefined
-    ? { kind: "delivered", response: expected }
-    : { kind: "mismatch", ...differs };
+  return checkDelivery(ack, expected, toToolCallResponse(callId, settled.result));
 }
 
 /** Without a recorded response, the acknowledgement itself says what to expect. */

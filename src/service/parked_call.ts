@@ -6,15 +6,7 @@
  * @module
  */
 
-import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import type { BarrierKind } from "./executor.ts";
-
-/** How the call ended inside the service. */
-export type ParkedOutcome =
-  /** The tool ran; `response` is its raw, uncapped result. */
-  | { readonly kind: "executed"; readonly response: ToolCallResponse }
-  /** The tool source died mid-call, the call was cancelled, or the tool could not run. */
-  | { readonly kind: "lost" | "cancelled" | "failed"; readonly reason: string };
+import type { BarrierKind, ExecutionOutcome } from "./executor.ts";
 
 /** One call waiting on its barrier for {@linkcode ExecutionService.acknowledge}. */
 export interface ParkedCall {
@@ -34,7 +26,7 @@ export interface ParkedCall {
   /** The barrier the call is parked on, from the service's `barrierFor`. */
   readonly barrier: BarrierKind;
   /** How the call ended. */
-  readonly outcome: ParkedOutcome;
+  readonly outcome: ExecutionOutcome;
   /** When the call reached the service (the service clock, ms). */
   readonly startedAt: number;
   /** When the call was parked (the service clock, ms). */

@@ -10,8 +10,7 @@
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { reasonText } from "../errors/reason_text.ts";
 import type { ResolvedRoute } from "./tool_routes.ts";
-import type { Acknowledgement } from "./executor.ts";
-import type { ParkedOutcome } from "./parked_call.ts";
+import type { Acknowledgement, ExecutionOutcome } from "./executor.ts";
 import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
 import { blockPayload, type Payload } from "./payload_bytes.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
@@ -20,7 +19,7 @@ import { describeIssues, malformedResultError } from "./tool_source_faults.ts";
 
 /** How a source call ended, and the tool's own result when it ran. */
 export interface SourceCallEnd {
-  readonly outcome: ParkedOutcome;
+  readonly outcome: ExecutionOutcome;
   /** The validated MCP result, present exactly when `outcome.kind` is `executed`. */
   readonly result?: CallToolResult;
   /**

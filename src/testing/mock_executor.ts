@@ -12,10 +12,9 @@
 
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { deliveryDifference } from "../service/delivery_difference.ts";
+import { checkDelivery } from "../service/check_delivery.ts";
 import type {
   Acknowledgement,
-  BarrierKind,
   DeliveryOutcome,
   ExecutionHandle,
   ExecutionOutcome,
@@ -54,8 +53,6 @@ export interface MockTool {
   readonly result: MockBehavior;
   /** Milliseconds before the result is parked. Default `0` (no timer at all). */
   readonly delayMs?: number;
-  /** The barrier the result is parked on. Default `"record"`. */
-  readonly barrier?: BarrierKind;
   /**
    * Changes what `deliver` hands over, to simulate a service that delivers
    * something other than what was recorded. Default: the parked content.
@@ -175,7 +172,7 @@ export class MockExecutor implements Executor {
       } catch (error) {
         result = { content: reasonText(error), isError: true };
       }
-      return this.#outcomeOf(record, result, tool.barrier ?? "record");
+      return this.#outcomeOf(record, result);
     })();
     try {
       return await Promise.race([work, aborted]);
@@ -185,28 +182,28 @@ export class MockExecutor implements Executor {
     }
   }
 
-  #outcomeOf(record: CallRecord, result: MockResult, barrier: BarrierKind): ExecutionOutcome {
+  #outcomeOf(record: CallRecord, result: MockResult): ExecutionOutcome {
     if (typeof result === "string") {
-      return this.#park(record, { id: record.call.id, content: result, isError: false }, barrier);
+      return this.#park(record, { id: record.call.id, content: result, isError: false });
     }
     if ("lost" in result) return { kind: "lost", reason: result.lost };
     if ("failed" in result) return { kind: "failed", reason: result.failed };
     if ("mcp" in result) {
       const parsed = CallToolResultSchema.safeParse(result.mcp);
       if (!parsed.success) return { kind: "failed", reason: `malformed result: ${parsed.error}` };
-      return this.#park(record, toToolCallResponse(record.call.id, parsed.data), barrier);
+      return this.#park(record, toToolCallResponse(record.call.id, parsed.data));
     }
     const response: ToolCallResponse = {
       id: record.call.id,
       content: result.content,
       isError: result.isError ?? false,
     };
-    return this.#park(record, response, barrier);
+    return this.#park(record, response);
   }
 
-  #park(record: CallRecord, response: ToolCallResponse, barrier: BarrierKind): ExecutionOutcome {
+  #park(record: CallRecord, response: ToolCallResponse): ExecutionOutcome {
     record.parked = response;
-    return { kind: "executed", response, barrier };
+    return { kind: "executed", response };
   }
 
   #release(
@@ -241,12 +238,6 @@ export class MockExecutor implements Executor {
         ? record.parked
         : { ...record.parked, content: tamper(record.parked.content) };
     }
-    if (recorded === undefined) {
-      return { kind: "mismatch", expected: "", received: received.content };
-    }
-    const differs = deliveryDifference(recorded, received);
-    return differs === undefined
-      ? { kind: "delivered", response: received }
-      : { kind: "mismatch", ...differs };
+    return checkDelivery(ack, recorded, received);
   }
 }

@@ -6,7 +6,7 @@ defineExecutorContract("MockExecutor", () =>
   Promise.resolve({
     executor: new MockExecutor({
       echo: (call) => String(call.arguments.text),
-      reviewed: { result: (call) => String(call.arguments.text), barrier: "review" },
+      reviewed: (call) => String(call.arguments.text),
       broken: () => {
         throw new Error("boom");
       },
@@ -25,7 +25,6 @@ Deno.test("MockExecutor delivers its own result on deliver and checks it against
   assert.deepEqual(await handle.outcome, {
     kind: "executed",
     response: { id: "c1", content: "raw", isError: false },
-    barrier: "record",
   });
   assert.deepEqual(
     await handle.release({ kind: "deliver" }, { id: "c1", content: "raw", isError: false }),
@@ -37,7 +36,7 @@ Deno.test("MockExecutor delivers its own result on deliver and checks it against
 });
 
 Deno.test("MockExecutor delivers the acknowledged content on replace, never its own", async () => {
-  const executor = new MockExecutor({ t: { result: "raw", barrier: "review" } });
+  const executor = new MockExecutor({ t: "raw" });
   const handle = executor.start(call("t"), { signal: never });
   assert.equal((await handle.outcome).kind, "executed");
   const recorded = { id: "c1", content: "cut", isError: false };
@@ -94,7 +93,6 @@ Deno.test("MockExecutor simulates loss, failure, unknown tools and throwing tool
   assert.deepEqual(await outcome("throws"), {
     kind: "executed",
     response: { id: "c1", content: "boom", isError: true },
-    barrier: "record",
   });
   assert.equal(executor.has("lost"), true);
   assert.equal(executor.has("nope"), false);

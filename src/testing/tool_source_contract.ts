@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { SimulatedClock } from "xstate";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { runSourceCall } from "../service/source_call.ts";
-import type { ParkedOutcome } from "../service/parked_call.ts";
+import type { ExecutionOutcome as ParkedOutcome } from "../service/executor.ts";
 import type { TimerClock } from "../service/timer_clock.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { timedOutText } from "../service/tool_timeout.ts";

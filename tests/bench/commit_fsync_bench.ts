@@ -68,7 +68,7 @@ let next = 0;
  */
 function parkedHandle(response: ToolCallResponse, releases: DeliveryOutcome[]): ExecutionHandle {
   return {
-    outcome: Promise.resolve({ kind: "executed", response, barrier: "record" }),
+    outcome: Promise.resolve({ kind: "executed", response }),
     release: (ack, recorded) => {
       // Every review of this bench is accepted: the Host delivers the parked result.
       const differs = ack.kind !== "deliver" || recorded === undefined
