@@ -37,7 +37,7 @@ import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import type { ToolCallRequestEvent } from "../stream/events.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
-import { ParkedCallExecutor } from "./_parked_call_executor.ts";
+import { ClientCall } from "./_client_call.ts";
 import { requestsFirst } from "./_requests_first.ts";
 
 const log = getLogger(["spillway", "gateway"]);
@@ -64,10 +64,12 @@ export interface SessionHostOptions {
   readonly inspect?: (event: InspectionEvent) => void;
 }
 
-/** A call ready for its phase's commit: parked by the service, or (without `parked`) of a tool that does not exist. */
+/** A call ready for its phase's commit: parked by the service, or of a tool that does not exist. */
 interface Ready {
   readonly call: ToolCall;
-  readonly parked: ParkedCall | undefined;
+  readonly handle: ClientCall;
+  /** Its tool does not exist: the phase answers it. */
+  readonly unavailable: boolean;
 }
 
 /** The calls of one phase: who joined it, and who is ready. */
@@ -81,7 +83,8 @@ interface Phase {
 /** Collects a session's calls into phases and commits them. */
 export class SessionHost {
   readonly #options: SessionHostOptions;
-  readonly #executor: ParkedCallExecutor;
+  /** The handles of the calls that parked, until their client has its result. */
+  readonly #handles = new Map<string, ClientCall>();
   /** The phase new calls join; `undefined` once sealed (one of its calls is ready). */
   #open: Phase | undefined;
   /** Every call's phase, from arrival until it parks or leaves. */
@@ -101,7 +104,6 @@ export class SessionHost {
   /** Starts listening for the session's parked calls. */
   constructor(options: SessionHostOptions) {
     this.#options = options;
-    this.#executor = new ParkedCallExecutor(options.service);
     this.#unsubscribe = options.service.onParked((call) => {
       if (call.session === options.session) this.#parked(call);
     });
@@ -126,9 +128,9 @@ export class SessionHost {
     const open = this.#open ??= { members: new Set(), ready: [] };
     open.members.add(callId);
     if (!this.#options.service.has(call.name)) {
-      const answer = this.#executor.answer(callId);
-      this.#ready(open, { call, parked: undefined });
-      return this.#executor.delivered(callId, await answer);
+      const handle = ClientCall.unanswered(callId);
+      this.#ready(open, { call, handle, unavailable: true });
+      return handle.delivered(await handle.answered);
     }
     this.#phaseOf.set(callId, open);
     let result: CallToolResult;
@@ -144,7 +146,9 @@ export class SessionHost {
         this.#checkIdle();
       }
     }
-    return this.#executor.delivered(callId, result);
+    const handle = this.#handles.get(callId);
+    this.#handles.delete(callId);
+    return handle === undefined ? result : handle.delivered(result);
   }
 
   /**
@@ -191,7 +195,13 @@ export class SessionHost {
     const { callId, tool, arguments: args } = parked;
     const phase = this.#phaseOf.get(callId) ?? { members: new Set([callId]), ready: [] };
     this.#phaseOf.delete(callId);
-    this.#ready(phase, { call: { id: callId, name: tool, arguments: args }, parked });
+    const handle = ClientCall.parked(this.#options.service, parked);
+    this.#handles.set(callId, handle);
+    this.#ready(phase, {
+      call: { id: callId, name: tool, arguments: args },
+      handle,
+      unavailable: false,
+    });
   }
 
   /** A member of `phase` is ready: the phase is sealed, and complete once all are. */
@@ -223,16 +233,13 @@ export class SessionHost {
         session: this.#options.session,
         error,
       });
-      for (const { call } of batch) this.#failUnreleased(call.id, error);
+      const reason = reasonText(error);
+      for (const { call, handle } of batch) handle.fail(notRecordedMessage(call.id, reason));
     }).finally(() => {
       this.#committing = undefined;
       this.#commitNext();
       this.#checkIdle();
     });
-  }
-
-  #failUnreleased(callId: string, error: unknown): void {
-    this.#executor.fail(callId, notRecordedMessage(callId, reasonText(error)));
   }
 
   #openStream(): Promise<ConversationStream> {
@@ -250,7 +257,6 @@ export class SessionHost {
    */
   async #commit(batch: readonly Ready[]): Promise<void> {
     const stream = await this.#openStream();
-    this.#executor.add(batch.flatMap(({ parked }) => parked ?? []));
     const requests = batch.map(({ call }): ToolCallRequestEvent => ({
       type: "tool_call_request",
       id: call.id,
@@ -260,12 +266,11 @@ export class SessionHost {
     const { policyFor, prompter, noticeSink, available } = this.#options;
     const input: PhaseInput = {
       calls: [],
-      joined: batch.map(({ call, parked }) => ({
+      joined: batch.map(({ call, handle, unavailable }) => ({
         call,
-        handle: this.#executor.start(call),
-        ...(parked === undefined ? { unavailable: true } : {}),
+        handle,
+        ...(unavailable ? { unavailable } : {}),
       })),
-      executor: this.#executor,
       policyFor,
       available: available(),
       prompter,

@@ -60,8 +60,12 @@ export interface PhaseInput {
    * is answered like an unknown tool. Default: none.
    */
   readonly joined?: readonly JoinedCall[];
-  /** Knows the tools, runs the calls. */
-  readonly executor: Executor;
+  /**
+   * Knows the tools, runs `calls`. Default: none, for a phase of joined
+   * calls alone (their handles release them); one with calls of its own
+   * needs one.
+   */
+  readonly executor?: Executor;
   /** Resolves each tool's policy. */
   readonly policyFor: PolicyFor;
   /** The tool names offered to the model (listed when it names another). */
@@ -222,7 +226,7 @@ const machine = phaseSetup.createMachine({
   initial: "executing",
   context: ({ input }) => {
     const records = triageCalls(input.calls, input.joined ?? [], {
-      executor: input.executor,
+      ...(input.executor === undefined ? {} : { executor: input.executor }),
       policyFor: input.policyFor,
       available: input.available,
       signal: input.signal ?? NEVER_ABORTED,

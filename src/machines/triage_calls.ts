@@ -41,8 +41,11 @@ export interface JoinedCall {
 
 /** What {@linkcode triageCalls} needs besides the calls. */
 export interface TriageOptions {
-  /** Knows which tools exist, and runs the calls. */
-  readonly executor: Executor;
+  /**
+   * Knows which tools exist, and runs the calls. Default: none, when there
+   * are no calls of the batch's own (joined calls bring their handles).
+   */
+  readonly executor?: Executor;
   /** Resolves each tool's policy. */
   readonly policyFor: PolicyFor;
   /** The names advertised to the model (listed in an unavailable-tool response). */
@@ -61,6 +64,8 @@ export function asksPerson(policy: ToolPolicy): boolean {
  * The records of a batch: `calls` (indices 0…), then `joined` (after them).
  * A policy is resolved once per tool; a lookup that throws answers its call
  * with an error response instead of failing the phase.
+ *
+ * @throws {TypeError} when there are `calls` but no executor to run them
  */
 export function triageCalls(
   calls: readonly ToolCall[],
@@ -82,8 +87,12 @@ export function triageCalls(
     }
     return policy;
   };
+  const { executor } = options;
+  if (executor === undefined && calls.length > 0) {
+    throw new TypeError(`a phase with calls of its own needs an executor (${calls.length} to run)`);
+  }
   const seen = new Set<string>();
-  const records = calls.map((call, index): CallRecord => {
+  const records: CallRecord[] = executor === undefined ? [] : calls.map((call, index) => {
     const answered = (review: CallRecord["review"], policy?: ToolPolicy): CallRecord => ({
       index,
       call,
@@ -94,7 +103,7 @@ export function triageCalls(
     });
     if (seen.has(call.id)) return answered(repeatedCallReview(call));
     seen.add(call.id);
-    if (!options.executor.has(call.name)) {
+    if (!executor.has(call.name)) {
       return answered(unavailableToolReview(call, options.available));
     }
     if (call.invalidArguments !== undefined) return answered(invalidArgumentsReview(call));
@@ -109,7 +118,7 @@ export function triageCalls(
       call,
       route: asksPerson(policy) ? "attended" : "unattended",
       policy,
-      link: new ExecutionLink(call.id, { executor: options.executor }),
+      link: new ExecutionLink(call.id, { executor }),
       review: undefined,
     };
   });
