@@ -10,6 +10,7 @@
 
 import type { Logger } from "@logtape/logtape";
 import type { Acknowledgement } from "./executor.ts";
+import type { ParkedCall } from "./parked_call.ts";
 import type { CallToolResult } from "./sdk.ts";
 import { deliveryFor, type SourceCallEnd } from "./source_call.ts";
 
@@ -21,6 +22,14 @@ export interface CallerSide {
   readonly fail: (error: unknown) => void;
   /** The client session the call came from (`spillway serve`), if any. */
   readonly session: string | undefined;
+  /** The connection's executor channel, told when the call parks; absent when it speaks none. */
+  readonly channel: ParkChannel | undefined;
+}
+
+/** The service's end of one connection's executor channel (`executor_channel.ts`). */
+export interface ParkChannel {
+  /** Tells the connection's executor that its call parked, and how it ended. */
+  parked(call: ParkedCall): void;
 }
 
 /**

@@ -15,7 +15,7 @@ import { spillOutput } from "./_spill_output.ts";
 import type { BarrierKind } from "./executor.ts";
 import { blobSink, type OutputSink, spoolSink } from "./output_sink.ts";
 import type { ParkedCall } from "./parked_call.ts";
-import type { CallerSide } from "./_hand_over.ts";
+import type { CallerSide, ParkChannel } from "./_hand_over.ts";
 import type { ParkingLot } from "./parking_lot.ts";
 import type { CallToolRequest, CallToolResult } from "./sdk.ts";
 import { errorResult, runSourceCall, type SourceCallEnd } from "./source_call.ts";
@@ -38,6 +38,12 @@ export interface CallToolOptions {
   readonly session?: string;
   /** The caller's side of the call, for progress, logs, sampling and elicitation. Default: none. */
   readonly relay?: ToolCallRelay;
+  /**
+   * The executor channel of the caller's connection, told when the call
+   * parks (`executor_channel.ts`). Default: none (the caller learns nothing
+   * before its result).
+   */
+  readonly channel?: ParkChannel;
 }
 
 /** How large outputs are held; see `ExecutionServiceOptions.output`. */
@@ -105,7 +111,7 @@ export class CallPipeline {
   async #run(
     request: CallToolRequest,
     options: CallToolOptions,
-    caller: Omit<CallerSide, "session">,
+    caller: Pick<CallerSide, "deliver" | "fail">,
   ): Promise<void> {
     const lot = this.#lot;
     let callId: string | undefined;
@@ -128,7 +134,8 @@ export class CallPipeline {
       const spills = spill?.spills(name) === true ? spill : undefined;
       const output = this.#outputSink(name, spills);
       const startedAt = clock.now();
-      const controller = lot.arrive(id, { ...caller, session: options.session });
+      const { session, channel } = options;
+      const controller = lot.arrive(id, { ...caller, session, channel });
       callId = id;
       const clientSignal = options.signal;
       const onClientAbort = () =>

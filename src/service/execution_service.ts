@@ -152,9 +152,14 @@ export class ExecutionService {
       serverInfo: this.#options.serverInfo ?? { name: "spillway", version: "0.1.0" },
       table: this.#table,
       pipeline: this.#pipeline,
+      lot: this.#lot,
       blobs: this.blobStore,
     });
-    server.onclose = () => this.#servers.delete(server);
+    const onclose = server.onclose;
+    server.onclose = () => {
+      onclose?.();
+      this.#servers.delete(server);
+    };
     this.#servers.add(server);
     return server;
   }

@@ -1,48 +1,35 @@
 /**
  * The runtime's real executor: an MCP `Client` linked to the execution
  * service over an in-memory transport. It runs each call through the same
- * `tools/call` path external callers use, learns the parked outcome from the
- * service, and on release checks that what it received is what was
- * recorded (rule 1 of docs/architecture.md: recorded and delivered are one
- * decision).
+ * `tools/call` path external callers use, and reaches the service over that
+ * one connection only: the tools it knows are the ones `tools/list` gives
+ * (listed again when the service says they changed), and the rest goes over
+ * the executor channel of `executor_channel.ts` (the service tells it a
+ * call parked; it cancels and acknowledges calls). On release it checks
+ * that what its caller received is what was recorded (rule 1 of
+ * docs/architecture.md: recorded and delivered are one decision).
  *
  * @module
  */
 
+import { getLogger } from "@logtape/logtape";
 import type { ToolCall } from "../review/tool_call.ts";
-import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { checkDelivery } from "./check_delivery.ts";
-import { reasonText } from "../errors/reason_text.ts";
-import { CALL_ID_META_KEY, type ExecutionService, type ParkWaiter } from "./execution_service.ts";
-import type {
-  Acknowledgement,
-  DeliveryOutcome,
-  ExecutionHandle,
-  ExecutionOutcome,
-  Executor,
-} from "./executor.ts";
-import type { ParkedCall } from "./parked_call.ts";
+import { type ChannelEnd, ExecutorCall } from "./_executor_call.ts";
+import type { ExecutionService } from "./execution_service.ts";
 import {
-  type CallToolResult,
-  CallToolResultSchema,
+  CHANNEL_CAPABILITY,
+  CHANNEL_METHODS,
+  type ChannelAcknowledgement,
+  ParkedNotificationSchema,
+  speaksChannel,
+} from "./executor_channel.ts";
+import type { Acknowledgement, ExecutionHandle, Executor } from "./executor.ts";
+import {
   Client,
   InMemoryTransport,
+  ToolListChangedNotificationSchema,
   type Transport,
 } from "./sdk.ts";
-import { toToolCallResponse } from "./to_tool_call_response.ts";
-
-/**
- * The MCP request timeout of the executor's `tools/call`, in ms: the longest
- * `setTimeout` delay (2^31 − 1 ms, about 24.8 days). A call stays open while
- * it is parked, and a park lasts as long as a human review (`ask`, `edit`)
- * or a slow sibling's commit; the SDK's 60 s default would fail such calls.
- * A larger value would overflow the timer and fire at once. Cancellation and
- * time limits are the Host's business (its abort signal), not the transport's.
- */
-export const PARK_REQUEST_TIMEOUT_MS = 2 ** 31 - 1;
-
-/** The options of every `tools/call` the executor sends: one object, not one per call. */
-const PARK_REQUEST_OPTIONS = Object.freeze({ timeout: PARK_REQUEST_TIMEOUT_MS });
 
 /** Options of {@linkcode McpExecutor.connect}. */
 export interface McpExecutorOptions {
@@ -55,10 +42,7 @@ export interface McpExecutorOptions {
   readonly link?: () => [Transport, Transport];
 }
 
-/** How a `tools/call` request ended: its result, validated by the SDK, or why it failed. */
-type Settled =
-  | { readonly ok: true; readonly result: CallToolResult }
-  | { readonly ok: false; readonly error: unknown };
+const log = getLogger(["spillway", "executor"]);
 
 /**
  * Runs calls through the execution service as an MCP client.
@@ -94,11 +78,15 @@ type Settled =
  * ```
  */
 export class McpExecutor implements Executor {
-  readonly #service: ExecutionService;
   readonly #client: Client;
+  /** The tools the service listed. */
+  #tools: ReadonlySet<string> = new Set();
+  /** The calls waiting for their `parked` notification, by call id. */
+  readonly #waiting = new Map<string, ExecutorCall>();
+  /** The acknowledgements of this tick, sent together at its end. */
+  #acknowledgements: ChannelAcknowledgement[] = [];
 
-  private constructor(service: ExecutionService, client: Client) {
-    this.#service = service;
+  private constructor(client: Client) {
     this.#client = client;
   }
 
@@ -107,7 +95,7 @@ export class McpExecutor implements Executor {
    *
    * @param service the started execution service
    * @param options how the client reaches the service; see {@linkcode McpExecutorOptions}
-   * @throws {TypeError} when the service is not started
+   * @throws {TypeError} when the service is not started, or does not speak the executor channel
    */
   static async connect(
     service: ExecutionService,
@@ -116,179 +104,80 @@ export class McpExecutor implements Executor {
     const link = options.link ?? (() => InMemoryTransport.createLinkedPair());
     const [clientTransport, serverTransport] = link();
     await service.connect(serverTransport);
-    const client = new Client({ name: "spillway-executor", version: "0.1.0" });
+    const client = new Client(
+      { name: "spillway-executor", version: "0.1.0" },
+      { capabilities: CHANNEL_CAPABILITY },
+    );
+    const executor = new McpExecutor(client);
+    client.setNotificationHandler(ParkedNotificationSchema, ({ params }) => {
+      executor.#waiting.get(params.callId)?.parked(params.outcome);
+    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => executor.#list());
     await client.connect(clientTransport);
-    return new McpExecutor(service, client);
+    if (!speaksChannel(client.getServerCapabilities())) {
+      await client.close();
+      throw new TypeError("the execution service does not speak the executor channel");
+    }
+    await executor.#list();
+    return executor;
   }
 
-  /** Whether the service exports a tool of that name. */
+  /** Whether the service lists a tool of that name. */
   has(tool: string): boolean {
-    return this.#service.has(tool);
+    return this.#tools.has(tool);
   }
 
   /**
    * Sends `tools/call` with `spillway/callId` = `call.id`. The handle's
-   * outcome settles when the service parks the call. When `signal` aborts,
-   * the service cancels the call (it still parks, as `cancelled`, so the
-   * Host records the cancellation and releases it like any other call).
+   * outcome settles when the service says the call parked. When `signal`
+   * aborts, the service cancels the call (it still parks, as `cancelled`,
+   * so the Host records the cancellation and releases it like any other).
    */
   start(call: ToolCall, options: { readonly signal: AbortSignal }): ExecutionHandle {
-    return new ExecutorCall(this.#client, this.#service, call, options.signal);
+    const started = new ExecutorCall(this.#client, this.#channel, call, options.signal);
+    // A second call of an id in flight is refused by the service: it never parks.
+    if (!this.#waiting.has(call.id)) this.#waiting.set(call.id, started);
+    return started;
   }
 
   /** Closes the client and its transport (not the service). */
   async close(): Promise<void> {
     await this.#client.close();
   }
-}
 
-/**
- * One call of the executor, from its `tools/call` to what its caller
- * received. It is the handle the Host holds, the service's park waiter and
- * the listener on the call's signal at once: a batch keeps thousands of
- * these until its commit, and one object with fields holds less than the
- * closures, waiter objects and derived promises it replaces.
- */
-class ExecutorCall implements ExecutionHandle, ParkWaiter {
-  /** Settles once the service parked the call, or the request ended without parking. */
-  readonly outcome: Promise<ExecutionOutcome>;
-  readonly #call: ToolCall;
-  readonly #service: ExecutionService;
-  /** The call's signal, listened to until the outcome settles (then dropped: see `ExecutionLink`). */
-  #signal: AbortSignal | undefined;
-  /** The `tools/call` request; it stays open while the call is parked. */
-  readonly #request: Promise<Settled>;
-  /** Settles {@linkcode outcome}; cleared once it did. */
-  #settle: ((outcome: ExecutionOutcome) => void) | undefined;
-  #parked: ParkedCall | undefined;
-  #released = false;
-
-  constructor(client: Client, service: ExecutionService, call: ToolCall, signal: AbortSignal) {
-    this.#call = call;
-    this.#service = service;
-    this.#signal = signal;
-    let settle: ((outcome: ExecutionOutcome) => void) | undefined;
-    this.outcome = new Promise((resolve) => settle = resolve);
-    this.#settle = settle;
-    // `request` rather than `callTool`: the same `tools/call` message and the
-    // same validation of the result, without `callTool`'s async function,
-    // which a parked call would keep suspended until its release (the
-    // service's tools declare no output schema for `callTool` to check).
-    this.#request = client.request(
-      {
-        method: "tools/call",
-        params: {
-          name: call.name,
-          arguments: { ...call.arguments },
-          _meta: { [CALL_ID_META_KEY]: call.id },
-        },
-      },
-      CallToolResultSchema,
-      PARK_REQUEST_OPTIONS,
-    ).then(
-      (result) => this.#requestEnded({ ok: true, result }),
-      (error: unknown) => this.#requestEnded({ ok: false, error }),
-    );
-    signal.addEventListener("abort", this, { once: true });
-    if (signal.aborted) this.handleEvent();
-    service.whenParked(call.id, this);
-  }
-
-  /** The call's signal aborted: the service cancels the call (which still parks). */
-  handleEvent(): void {
-    this.#service.cancel(this.#call.id, reasonText(this.#signal?.reason));
-  }
-
-  /** The service parked the call. */
-  resolve(parked: ParkedCall): void {
-    this.#parked = parked;
-    this.#settleOutcome(parked.outcome);
-  }
-
-  /** The service gave up on the call. */
-  reject(error: TypeError): void {
-    this.#settleOutcome({ kind: "failed", reason: reasonText(error) });
-  }
-
-  release(ack: Acknowledgement, recorded: ToolCallResponse | undefined): Promise<DeliveryOutcome> {
-    const callId = this.#call.id;
-    if (this.#released) {
-      return Promise.resolve({
-        kind: "failed",
-        message: `call \`${callId}\` was already released`,
-      });
-    }
-    this.#released = true;
-    const expected = recorded ?? expectedFor(callId, ack, this.#parked);
+  async #list(): Promise<void> {
     try {
-      this.#service.acknowledge(callId, ack);
+      const { tools } = await this.#client.listTools();
+      this.#tools = new Set(tools.map((tool) => tool.name));
     } catch (error) {
-      return Promise.resolve(
-        ack.kind === "fail" ? { kind: "failed", message: ack.message } : {
-          kind: "failed",
-          message: `call \`${callId}\` cannot be released: ${reasonText(error)}`,
-        },
-      );
+      log.warn("the execution service's tools could not be listed: {error}", { error });
     }
-    return this.#request.then((settled) => deliveryOf(callId, settled, ack, expected));
   }
 
-  #settleOutcome(outcome: ExecutionOutcome): void {
-    const settle = this.#settle;
-    if (settle === undefined) return;
-    this.#settle = undefined;
-    this.#signal?.removeEventListener("abort", this);
-    this.#signal = undefined;
-    settle(outcome);
-  }
+  /** The executor's end of the channel, as its calls use it. */
+  readonly #channel: ChannelEnd = {
+    cancel: (callId, reason) => this.#send(CHANNEL_METHODS.cancel, { callId, reason }),
+    forget: (callId) => this.#send(CHANNEL_METHODS.forget, { callId }),
+    acknowledge: (callId: string, ack: Acknowledgement) => {
+      this.#acknowledgements.push([callId, ack]);
+      if (this.#acknowledgements.length === 1) queueMicrotask(this.#sendAcknowledgements);
+    },
+    done: (callId, call) => {
+      if (this.#waiting.get(callId) === call) this.#waiting.delete(callId);
+    },
+  };
 
-  /**
-   * A parked call holds its request open until release, so if the request
-   * settles first, the call never parked (unknown tool, transport fault).
-   */
-  #requestEnded(settled: Settled): Settled {
-    if (this.#parked === undefined) {
-      const callId = this.#call.id;
-      const reason = settled.ok
-        ? toToolCallResponse(callId, settled.result).content
-        : reasonText(settled.error);
-      this.#settleOutcome({
-        kind: "failed",
-        reason: `call \`${callId}\` did not reach its barrier: ${reason}`,
-      });
-      // After settling: forgetting rejects this call's waiter, which must not win.
-      this.#service.forget(callId);
-    }
-    return settled;
-  }
-}
+  /** Every acknowledgement made in one tick goes as one message (a commit releases its batch at once). */
+  readonly #sendAcknowledgements = (): void => {
+    const acknowledgements = this.#acknowledgements;
+    this.#acknowledgements = [];
+    this.#send(CHANNEL_METHODS.acknowledge, { acknowledgements });
+  };
 
-/** What the caller of a released call received, checked against what was recorded. */
-function deliveryOf(
-  callId: string,
-  settled: Settled,
-  ack: Acknowledgement,
-  expected: ToolCallResponse,
-): DeliveryOutcome {
-  if (ack.kind === "fail") return { kind: "failed", message: ack.message };
-  if (!settled.ok) {
-    return {
-      kind: "failed",
-      message: `call \`${callId}\` was not delivered: ${reasonText(settled.error)}`,
-    };
+  #send(method: string, params: Record<string, unknown>): void {
+    // A failed send fails the calls' requests too (the connection is gone): they settle that way.
+    this.#client.notification({ method, params }).catch((error) =>
+      log.warn("the executor could not send {method}: {error}", { method, error })
+    );
   }
-  return checkDelivery(ack, expected, toToolCallResponse(callId, settled.result));
-}
-
-/** Without a recorded response, the acknowledgement itself says what to expect. */
-function expectedFor(
-  callId: string,
-  ack: Acknowledgement,
-  parked: ParkedCall | undefined,
-): ToolCallResponse {
-  if (ack.kind === "replace") return { id: callId, content: ack.content, isError: ack.isError };
-  if (ack.kind === "fail") return { id: callId, content: ack.message, isError: true };
-  const outcome = parked?.outcome;
-  if (outcome?.kind === "executed") return outcome.response;
-  return { id: callId, content: outcome?.reason ?? "", isError: true };
 }

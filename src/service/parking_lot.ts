@@ -14,7 +14,7 @@
 import type { Logger } from "@logtape/logtape";
 import { DeliverySlices } from "./_delivery_slices.ts";
 import { type ParkWaiter, ParkWaiters } from "./_park_waiters.ts";
-import { type CallerSide, handOver } from "./_hand_over.ts";
+import { type CallerSide, handOver, type ParkChannel } from "./_hand_over.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
 import {
@@ -56,7 +56,11 @@ export class ParkingLot {
   readonly #log: Logger;
   readonly #calls = new Map<string, LotCall>();
   readonly #waiters: ParkWaiters;
-  readonly #pendingCancels = new Map<string, string>();
+  /** Cancellations of calls that have not arrived, and the channel they came from, if any. */
+  readonly #pendingCancels = new Map<
+    string,
+    { reason: string; channel: ParkChannel | undefined }
+  >();
   readonly #slices = new DeliverySlices<AcknowledgedCall>((call) => this.#handOver(call));
   /** Calls not yet released, counting those whose result is being handed over. */
   #inFlight = 0;
@@ -103,9 +107,9 @@ export class ParkingLot {
     this.#calls.set(callId, { state: "running", controller, ...caller });
     this.#inFlight += 1;
     const pending = this.#pendingCancels.get(callId);
-    if (pending !== undefined) {
+    if (pending !== undefined && (pending.channel ?? caller.channel) === caller.channel) {
       this.#pendingCancels.delete(callId);
-      controller.abort(pending);
+      controller.abort(pending.reason);
     }
     return controller;
   }
@@ -118,10 +122,18 @@ export class ParkingLot {
   park(callId: string, parked: ParkedCall, end: SourceCallEnd): void {
     const call = this.#calls.get(callId);
     if (call?.state !== "running") throw new TypeError(`call \`${callId}\` is not running`);
-    const { deliver, fail, session } = call;
-    const next: ParkedLotCall = { state: "parked", parked, end, deliver, fail, session };
+    const { deliver, fail, session, channel } = call;
+    const next: ParkedLotCall = { state: "parked", parked, end, deliver, fail, session, channel };
     this.#step(callId, call, "park", next);
     this.#waiters.resolve(callId, parked);
+    try {
+      channel?.parked(parked);
+    } catch (error) {
+      this.#log.error("telling the executor channel {callId} parked failed: {error}", {
+        callId,
+        error,
+      });
+    }
     if (this.#closed && this.#calls.get(callId) === next) {
       this.acknowledge(callId, { kind: "fail", message: CLOSED });
     }
@@ -143,13 +155,13 @@ export class ParkingLot {
    *
    * @returns `false` when the call is past running (nothing to cancel)
    */
-  cancel(callId: string, reason: string): boolean {
+  cancel(callId: string, reason: string, from?: ParkChannel): boolean {
     const call = this.#calls.get(callId);
     if (call === undefined) {
-      this.#pendingCancels.set(callId, reason);
+      this.#pendingCancels.set(callId, { reason, channel: from });
       return true;
     }
-    if (call.state !== "running") return false;
+    if (call.state !== "running" || (from !== undefined && call.channel !== from)) return false;
     this.#step(callId, call, "cancel", call);
     call.controller.abort(reason);
     return true;
@@ -166,12 +178,16 @@ export class ParkingLot {
    * The Host decided what parked call `callId`'s caller receives; its
    * caller gets it once the calls acknowledged before it got theirs.
    *
-   * @throws {TypeError} when no call of that id is parked
+   * @param from the executor channel the acknowledgement came over: it
+   *   releases only that connection's calls
+   * @throws {TypeError} when no call of that id is parked (or none of `from`'s)
    */
-  acknowledge(callId: string, ack: Acknowledgement): void {
+  acknowledge(callId: string, ack: Acknowledgement, from?: ParkChannel): void {
     const call = this.#calls.get(callId);
-    if (call?.state !== "parked") throw new TypeError(`call \`${callId}\` is not parked`);
-    const { end, deliver, fail, session } = call;
+    if (call?.state !== "parked" || (from !== undefined && call.channel !== from)) {
+      throw new TypeError(`call \`${callId}\` is not parked`);
+    }
+    const { end, deliver, fail, session, channel } = call;
     const next: AcknowledgedCall = {
       state: "acknowledged",
       callId,
@@ -180,6 +196,7 @@ export class ParkingLot {
       deliver,
       fail,
       session,
+      channel,
     };
     this.#step(callId, call, "acknowledge", next);
     this.#slices.push(next);
@@ -207,6 +224,11 @@ export class ParkingLot {
   forget(callId: string): void {
     this.#pendingCancels.delete(callId);
     this.#waiters.reject(callId, new TypeError(`call \`${callId}\` never reached the service`));
+  }
+
+  /** Drops the pending cancellation executor channel `from` sent for a call that never came. */
+  withdrawCancel(callId: string, from: ParkChannel): void {
+    if (this.#pendingCancels.get(callId)?.channel === from) this.#pendingCancels.delete(callId);
   }
 
   /**

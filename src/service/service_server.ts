@@ -1,16 +1,29 @@
 /**
  * The MCP server of one connection to the execution service: a plain SDK
- * `Server` answering `tools/list` from the tool table and `tools/call`
- * through the call pipeline, and serving stored outputs as resources when
- * some tool spills. The SDK binds a server to one transport, so the service
+ * `Server` answering `tools/list` from the tool table (and telling its
+ * client when the table changed) and `tools/call` through the call
+ * pipeline, serving stored outputs as resources when some tool spills, and
+ * speaking the executor channel (`executor_channel.ts`) with a client that
+ * declares it. The SDK binds a server to one transport, so the service
  * makes one per connection; they share the table, the pipeline and the lot.
  *
  * @module
  */
 
+import { getLogger } from "@logtape/logtape";
 import type { BlobStore } from "../blobs/blob_store.ts";
+import type { ParkChannel } from "./_hand_over.ts";
 import { serveBlobResources } from "./blob_resources.ts";
 import type { CallPipeline } from "./call_pipeline.ts";
+import {
+  AcknowledgeNotificationSchema,
+  CancelNotificationSchema,
+  CHANNEL_CAPABILITY,
+  CHANNEL_METHODS,
+  ForgetNotificationSchema,
+  speaksChannel,
+} from "./executor_channel.ts";
+import type { ParkingLot } from "./parking_lot.ts";
 import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
 import type { ToolTable } from "./tool_table.ts";
 
@@ -22,20 +35,62 @@ export interface ServiceServerOptions {
   readonly table: ToolTable;
   /** Runs the calls. */
   readonly pipeline: CallPipeline;
+  /** Where the calls park: the executor channel cancels and acknowledges them there. */
+  readonly lot: ParkingLot;
   /** The stored outputs served as resources, when some tool spills. Default: none. */
   readonly blobs?: BlobStore | undefined;
 }
 
+const log = getLogger(["spillway", "service"]);
+
 /** A new server for one connection to the execution service. */
 export function createServiceServer(options: ServiceServerOptions): Server {
-  const { table, pipeline } = options;
-  const server = new Server({ ...options.serverInfo }, { capabilities: { tools: {} } });
+  const { table, pipeline, lot } = options;
+  const server = new Server({ ...options.serverInfo }, {
+    capabilities: { tools: { listChanged: true }, ...CHANNEL_CAPABILITY },
+  });
+  const speaks = () => speaksChannel(server.getClientCapabilities());
+  // One channel per connection, not one per call: the lot keeps it with each call.
+  const channel: ParkChannel = {
+    parked: ({ callId, outcome }) => {
+      server.notification({ method: CHANNEL_METHODS.parked, params: { callId, outcome } })
+        .catch((error) => log.warn("could not tell {callId} parked: {error}", { callId, error }));
+    },
+  };
   // Low-level handlers: sources hand us JSON Schemas, not zod shapes.
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...table.tools] }));
   server.setRequestHandler(
     CallToolRequestSchema,
-    (request, extra) => pipeline.call(request, { signal: extra.signal }),
+    (request, extra) =>
+      pipeline.call(
+        request,
+        speaks() ? { signal: extra.signal, channel } : { signal: extra.signal },
+      ),
   );
+  server.setNotificationHandler(CancelNotificationSchema, ({ params }) => {
+    if (speaks()) lot.cancel(params.callId, params.reason, channel);
+  });
+  server.setNotificationHandler(ForgetNotificationSchema, ({ params }) => {
+    if (speaks()) lot.withdrawCancel(params.callId, channel);
+  });
+  server.setNotificationHandler(AcknowledgeNotificationSchema, ({ params }) => {
+    if (!speaks()) return;
+    for (const [callId, ack] of params.acknowledgements) {
+      try {
+        lot.acknowledge(callId, ack, channel);
+      } catch (error) {
+        // The service let the call go first (it closed); its caller has its error result.
+        log.debug("an acknowledgement of {callId} found nothing to release: {error}", {
+          callId,
+          error,
+        });
+      }
+    }
+  });
+  const unsubscribe = table.onChanged(() => {
+    server.sendToolListChanged().catch(() => {});
+  });
+  server.onclose = () => unsubscribe();
   if (options.blobs !== undefined) serveBlobResources(server, options.blobs);
   return server;
 }

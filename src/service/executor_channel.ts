@@ -1,0 +1,119 @@
+/**
+ * The executor channel: what the runtime's executor and the execution
+ * service say to each other besides `tools/call`, in-band on the same MCP
+ * connection, so that the executor reaches the service through that one
+ * connection and nothing else. Four notifications, all under spillway's own
+ * `notifications/spillway/` prefix:
+ *
+ * - `parked` (service → executor): a call of this connection parked, and
+ *   how it ended (its `ExecutionOutcome`; over the in-memory link the object
+ *   itself, not a copy);
+ * - `cancel` (executor → service): the Host cancelled a call (it still
+ *   parks, as `cancelled`);
+ * - `forget` (executor → service): a call the executor cancelled never
+ *   reached the service; its pending cancellation is dropped;
+ * - `acknowledge` (executor → service): the Host's decisions, every one
+ *   made in the same tick in one message.
+ *
+ * Both ends declare the `spillway/executor` capability under
+ * `experimental` at initialize (MCP's place for extensions), and neither
+ * sends any of these to a peer that did not: an ordinary MCP client of the
+ * service gets none, and what it sends under these names is ignored. The
+ * gateway's clients never reach the service over MCP at all.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { Acknowledgement, ExecutionOutcome } from "./executor.ts";
+
+/** The experimental capability both ends declare: `capabilities.experimental["spillway/executor"]`. */
+export const EXECUTOR_CHANNEL = "spillway/executor";
+
+/** The `notifications/spillway/…` methods. */
+export const CHANNEL_METHODS = {
+  parked: "notifications/spillway/parked",
+  cancel: "notifications/spillway/cancel",
+  forget: "notifications/spillway/forget",
+  acknowledge: "notifications/spillway/acknowledge",
+} as const;
+
+/** One acknowledgement as `acknowledge` carries it: `[callId, ack]`. */
+export type ChannelAcknowledgement = readonly [callId: string, ack: Acknowledgement];
+
+/** Whether peer capabilities `capabilities` declare the channel. */
+export function speaksChannel(
+  capabilities:
+    | { readonly experimental?: Readonly<Record<string, unknown>> | undefined }
+    | undefined,
+): boolean {
+  return capabilities?.experimental?.[EXECUTOR_CHANNEL] !== undefined;
+}
+
+/** The `experimental` capability to declare at initialize. */
+export const CHANNEL_CAPABILITY: { readonly experimental: Record<string, object> } = {
+  experimental: { [EXECUTOR_CHANNEL]: {} },
+};
+
+// The payloads are the service's and the executor's own values: checked for
+// their shape by hand, and passed on as they are (a zod object schema would
+// copy every outcome and acknowledgement of a batch).
+
+function isOutcome(value: unknown): value is ExecutionOutcome {
+  if (typeof value !== "object" || value === null || !("kind" in value)) return false;
+  if (value.kind === "executed") {
+    return "response" in value && typeof value.response === "object" && value.response !== null;
+  }
+  return (value.kind === "lost" || value.kind === "cancelled" || value.kind === "failed") &&
+    "reason" in value && typeof value.reason === "string";
+}
+
+function isAcknowledgement(value: unknown): value is Acknowledgement {
+  if (typeof value !== "object" || value === null || !("kind" in value)) return false;
+  switch (value.kind) {
+    case "deliver":
+      return true;
+    case "replace":
+      return "content" in value && typeof value.content === "string" && "isError" in value &&
+        typeof value.isError === "boolean";
+    case "fail":
+      return "message" in value && typeof value.message === "string";
+    default:
+      return false;
+  }
+}
+
+function isAcknowledgements(value: unknown): value is readonly ChannelAcknowledgement[] {
+  if (!Array.isArray(value)) return false;
+  for (const entry of value) {
+    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== "string") return false;
+    if (!isAcknowledgement(entry[1])) return false;
+  }
+  return true;
+}
+
+/** `notifications/spillway/parked`: `{ callId, outcome }`. */
+export const ParkedNotificationSchema = z.object({
+  method: z.literal(CHANNEL_METHODS.parked),
+  params: z.object({ callId: z.string(), outcome: z.custom<ExecutionOutcome>(isOutcome) }),
+});
+
+/** `notifications/spillway/cancel`: `{ callId, reason }`. */
+export const CancelNotificationSchema = z.object({
+  method: z.literal(CHANNEL_METHODS.cancel),
+  params: z.object({ callId: z.string(), reason: z.string() }),
+});
+
+/** `notifications/spillway/forget`: `{ callId }`. */
+export const ForgetNotificationSchema = z.object({
+  method: z.literal(CHANNEL_METHODS.forget),
+  params: z.object({ callId: z.string() }),
+});
+
+/** `notifications/spillway/acknowledge`: `{ acknowledgements: [[callId, ack], …] }`. */
+export const AcknowledgeNotificationSchema = z.object({
+  method: z.literal(CHANNEL_METHODS.acknowledge),
+  params: z.object({
+    acknowledgements: z.custom<readonly ChannelAcknowledgement[]>(isAcknowledgements),
+  }),
+});
