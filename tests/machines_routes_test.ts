@@ -8,9 +8,11 @@
  * For `toolCall`, every path is one of the eight routes a call can take to
  * its slot (executed, lost, failed, cancelled, skipped, withheld, asked,
  * edited), each with the states the documentation names; for `phase`,
- * `commit` and `turn`, the set of paths is exactly the documented one; for
- * `upstreamConnection`, under each restart policy, the documented paths are
- * among them and none takes a way the policy rules out.
+ * `commit`, `turn` and `parkedCall`, the set of paths is exactly the
+ * documented one; for `upstreamConnection`, under each restart policy, the
+ * documented paths are among them and none takes a way the policy rules
+ * out; a `session` ends only the two documented ways, and every state of its
+ * chart lies on some path to its end.
  */
 
 import assert from "node:assert/strict";
@@ -43,6 +45,10 @@ import { MockExecutor } from "../src/testing/mock_executor.ts";
 import { scriptedPrompter } from "../src/testing/scripted_prompter.ts";
 import { StepProvider } from "../src/testing/step_provider.ts";
 import { policies, policy } from "./machines_fixtures.ts";
+import { ClientCall } from "../src/gateway/_client_call.ts";
+import { sessionMachine } from "../src/gateway/session_machine.ts";
+import { ExecutionService } from "../src/service/execution_service.ts";
+import { parkedCallMachine } from "../src/service/parked_call_machine.ts";
 
 type Route =
   | "executed"
@@ -527,4 +533,131 @@ Deno.test("upstreamConnection in the background: a failed start waits out its ba
     assert.doesNotMatch(path, /stopping → idle/, path);
     assert.doesNotMatch(path, /lost → closed/, path);
   }
+Deno.test("a parked call ends released, parked and acknowledged on the way, or at once on a fault", () => {
+  const events = (snapshot: AnyMachineSnapshot): EventObject[] =>
+    ["park", "cancel", "fault", "acknowledge", "deliver"]
+      .filter((type) => snapshot.can({ type } as never))
+      .map((type) => ({ type }));
+  const found = finalPaths(parkedCallMachine, undefined, events).map(({ states }) =>
+    states.join(" → ")
+  );
+  assert.deepEqual(found.sort(), [
+    "running → parked → acknowledged → released",
+    "running → released",
+  ]);
+});
+
+/** The `calls` region's state (`idle.timing`, `gathering`, …), or the top-level one once closing. */
+function sessionState(snapshot: AnyMachineSnapshot): string {
+  const value = snapshot.value as string | { open: { calls: string | Record<string, string> } };
+  if (typeof value === "string") return value;
+  const calls = value.open.calls;
+  return typeof calls === "string"
+    ? calls
+    : Object.entries(calls).map(([k, v]) => `${k}.${v}`)[0] ?? "";
+}
+
+Deno.test("a session closes through closing, from draining after a stop or from idle after its timeout; every state of its chart is on the way", async () => {
+  const store = new MemoryStreamStore();
+  const stream = await store.open("c");
+  const service = new ExecutionService({ sources: [], barrierFor: () => "record" });
+  const base = {
+    session: "s",
+    service,
+    store,
+    conversationId: "c",
+    policyFor: policies(),
+    prompter: scriptedPrompter(),
+    noticeSink: new CollectingNoticeSink(),
+    available: () => [],
+    interrupt: new AbortController(),
+  };
+  const call = { id: "call_1", name: "probe", arguments: {} };
+  const ready = { call, handle: ClientCall.unanswered("call_1"), unavailable: true };
+  // One call: it arrives once, then is ready or leaves; the invoked actors end each way they can.
+  const events = (snapshot: AnyMachineSnapshot): EventObject[] => {
+    const context = snapshot.context as {
+      phases: { gathering: readonly unknown[] };
+      stream: unknown;
+    };
+    const arrivedOnce =
+      JSON.stringify(context.phases) !== JSON.stringify({ gathering: [], complete: [] }) ||
+      context.stream !== undefined;
+    const found: EventObject[] = [];
+    if (!arrivedOnce && snapshot.matches({ open: { calls: "idle" } })) {
+      found.push({ type: "call.arrived", seq: 1 } as EventObject);
+    }
+    if (context.phases.gathering.length > 0) {
+      found.push({ type: "call.ready", seq: 1, ready } as EventObject);
+      found.push({ type: "call.left", seq: 1 } as EventObject);
+    }
+    if (snapshot.matches({ open: { calls: { idle: "timing" } } })) {
+      found.push({ type: "xstate.after.idleTimeout.session.open.calls.idle.timing" });
+    }
+    if (snapshot.matches("open") && !snapshot.matches({ open: { calls: "draining" } })) {
+      found.push({ type: "stop", reason: "bye" } as EventObject);
+    }
+    if (snapshot.matches({ open: { commits: "opening" } })) {
+      found.push(done("openStream", stream), error("openStream", "disk gone"));
+    }
+    if (snapshot.matches({ open: { commits: "committing" } })) {
+      found.push(
+        done("phase", COMMITTED),
+        done("phase", { ...COMMITTED, status: "failed" }),
+        error("phase", "bug"),
+      );
+    }
+    if (snapshot.matches("closing")) found.push(done("closeStream", undefined));
+    return found;
+  };
+  // With an idle timeout, and without one (the session rests when idle).
+  const paths = [{ ...base, idleTimeoutMs: 1_000 }, base].flatMap((input) =>
+    getSimplePaths(sessionMachine, {
+      input,
+      events: events as never,
+      serializeState: (snapshot) => {
+        const { input: _input, ...rest } = (snapshot as AnyMachineSnapshot).context;
+        return JSON.stringify([(snapshot as AnyMachineSnapshot).value, rest]);
+      },
+    }).filter((path) => (path.state as AnyMachineSnapshot).status === "done")
+  );
+  assert.ok(paths.length > 0);
+  const ends = new Set<string>();
+  const passed = new Set<string>();
+  for (const path of paths) {
+    // Each step's state is the one its event led to.
+    const states = path.steps.map((step) => sessionState(step.state as AnyMachineSnapshot));
+    for (const state of states) passed.add(state);
+    for (const step of path.steps) {
+      const snapshot = step.state as AnyMachineSnapshot;
+      if (snapshot.matches({ open: { commits: "opening" } })) passed.add("commits.opening");
+      if (snapshot.matches({ open: { commits: "committing" } })) passed.add("commits.committing");
+    }
+    // How it closed: by the event that took it to `closing`, and the state it left for it.
+    const events = path.steps.map((step) => step.event.type);
+    const stopped = events.indexOf("stop");
+    const after = states.slice(Math.max(stopped, 0), -2);
+    if (stopped >= 0) {
+      assert.ok(after.every((state) => state === "draining"), `after stop: ${after.join(", ")}`);
+      ends.add("stop → draining → closing → closed");
+    } else {
+      assert.equal(events.at(-2), "xstate.after.idleTimeout.session.open.calls.idle.timing");
+      ends.add(`${states.at(-3)} → after idleTimeout → closing → closed`);
+    }
+  }
+  assert.deepEqual([...ends].sort(), [
+    "idle.timing → after idleTimeout → closing → closed",
+    "stop → draining → closing → closed",
+  ]);
+  assert.deepEqual([...passed].sort(), [
+    "closed",
+    "closing",
+    "commits.committing",
+    "commits.opening",
+    "draining",
+    "gathering",
+    "idle.resting",
+    "idle.timing",
+    "sealed",
+  ]);
 });

@@ -299,6 +299,8 @@ export class Gateway {
     };
     server.oninitialized = () => this.#limits.tell(server.getClientVersion());
     server.onclose = () => void session.close();
+    // A session that went idle closed itself: its server goes with it.
+    void host.ended.then((end) => end.reason === "idle" ? session.close() : undefined);
     // What the transport or the protocol could not handle (a line that is not
     // JSON-RPC, a reply to nothing) is skipped; `-v` shows it.
     server.onerror = (error) => log.warn("session {session}: {error}", { session: id, error });

@@ -1,10 +1,12 @@
 /**
- * The Host side of one `spillway serve` client session. The client's calls
- * run in the shared execution service and park there; this host gathers the
- * calls that are in flight together into one phase, and once every one of
- * them is parked, runs that phase through the same phase end (each tool's
- * threshold, or the client ceiling) and commit (the 2 MiB batch ceiling,
- * largest first; record; flush; release) as the runtime's own calls.
+ * The Host side of one `spillway serve` client session: its `session`
+ * actor (`session_machine.ts`), and what turns a client's `tools/call` into
+ * the actor's events. The client's calls run in the shared execution
+ * service and park there; the session gathers the calls that are in flight
+ * together into one phase, and once every one of them is parked, commits
+ * that phase through the same phase end (each tool's threshold, or the
+ * client ceiling) and commit (the 2 MiB batch ceiling, largest first;
+ * record; flush; release) as the runtime's own calls.
  *
  * Which calls are "in flight together": a phase opens with the first call
  * that arrives when no phase is open, and takes every call that arrives
@@ -25,22 +27,23 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { createActor, type InspectionEvent, toPromise } from "xstate";
-import { type PhaseInput, phaseMachine } from "../machines/phase_machine.ts";
-import type { Prompter } from "../machines/prompter.ts";
-import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
+import {
+  type Actor,
+  type ActorOptions,
+  createActor,
+  type InspectionEvent,
+  toPromise,
+  waitFor,
+} from "xstate";
 import { reasonText } from "../errors/reason_text.ts";
+import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ExecutionService } from "../service/execution_service.ts";
-import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
-import type { ToolCallRequestEvent } from "../stream/events.ts";
-import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
+import type { StreamStore } from "../stream/stream_store.ts";
 import { ClientCall } from "./_client_call.ts";
-import { requestsFirst } from "./_requests_first.ts";
-
-const log = getLogger(["spillway", "gateway"]);
+import { type SessionEnd, type SessionMachine, sessionMachine } from "./session_machine.ts";
 
 /** Options of {@linkcode SessionHost}. */
 export interface SessionHostOptions {
@@ -50,7 +53,7 @@ export interface SessionHostOptions {
   readonly session: string;
   /** Where the conversation is recorded. */
   readonly store: StreamStore;
-  /** The conversation this session records into (opened on its first call). */
+  /** The conversation this session records into (opened on its first commit). */
   readonly conversationId: string;
   /** Each tool's policy, with the client ceiling already applied. */
   readonly policyFor: PolicyFor;
@@ -60,53 +63,56 @@ export interface SessionHostOptions {
   readonly noticeSink: NoticeSink;
   /** The names of the tools the client is offered (listed in the answer to an unknown one). */
   readonly available: () => readonly string[];
-  /** Receives the XState inspection events of the session's phases (`serve --inspect FILE`). */
+  /** Receives the XState inspection events of the session and its phases (`serve --inspect FILE`). */
   readonly inspect?: (event: InspectionEvent) => void;
+  /**
+   * How long the session may sit idle (no call in flight) before it closes
+   * itself ({@linkcode SessionHost.ended} then says `idle`), in ms. Default:
+   * it never does.
+   */
+  readonly idleTimeoutMs?: number;
+  /** The clock the session's delays run on (XState's `SimulatedClock` in tests). Default: real time. */
+  readonly clock?: NonNullable<ActorOptions<SessionMachine>["clock"]>;
 }
 
-/** A call ready for its phase's commit: parked by the service, or of a tool that does not exist. */
-interface Ready {
-  readonly call: ToolCall;
-  readonly handle: ClientCall;
-  /** Its tool does not exist: the phase answers it. */
-  readonly unavailable: boolean;
-}
+const log = getLogger(["spillway", "gateway"]);
 
-/** The calls of one phase: who joined it, and who is ready. */
-interface Phase {
-  /** Calls that joined, running or ready. */
-  readonly members: Set<string>;
-  /** Members ready so far (parked, or answered at once), in that order. */
-  readonly ready: Ready[];
-}
-
-/** Collects a session's calls into phases and commits them. */
+/** Runs a session's calls into its `session` actor. */
 export class SessionHost {
   readonly #options: SessionHostOptions;
-  /** The handles of the calls that parked, until their client has its result. */
-  readonly #handles = new Map<string, ClientCall>();
-  /** The phase new calls join; `undefined` once sealed (one of its calls is ready). */
-  #open: Phase | undefined;
-  /** Every call's phase, from arrival until it parks or leaves. */
-  readonly #phaseOf = new Map<string, Phase>();
-  /** Complete phases waiting for the commit in progress. */
-  readonly #complete: Phase[] = [];
-  #committing: Promise<void> | undefined;
-  #stream: Promise<ConversationStream> | undefined;
-  readonly #unsubscribe: () => void;
-  /** Why new calls are refused, once {@linkcode stop} was called. */
-  #stopped: string | undefined;
-  /** Aborts the prompts of a person reviewing a result, on {@linkcode stop}. */
-  readonly #stop = new AbortController();
-  /** Who waits for every call to be committed ({@linkcode drained}). */
-  #idle: PromiseWithResolvers<void> | undefined;
+  readonly #actor: Actor<SessionMachine>;
+  /** Arrival numbers: the order a phase's calls are recorded in. */
+  #arrivals = 0;
+  /** How the session ended: it went idle (and closed itself), or it was stopped and drained. */
+  readonly ended: Promise<SessionEnd>;
 
-  /** Starts listening for the session's parked calls. */
+  /** Starts the session's actor. */
   constructor(options: SessionHostOptions) {
     this.#options = options;
-    this.#unsubscribe = options.service.onParked((call) => {
-      if (call.session === options.session) this.#parked(call);
+    const { service, session, store, conversationId, policyFor, prompter, noticeSink, available } =
+      options;
+    this.#actor = createActor(sessionMachine, {
+      input: {
+        session,
+        service,
+        store,
+        conversationId,
+        policyFor,
+        prompter,
+        noticeSink,
+        available,
+        interrupt: new AbortController(),
+        ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+      },
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
+    this.ended = toPromise(this.#actor).catch((error: unknown): SessionEnd => {
+      // A bug in the session's own machine: said, and the session is over.
+      log.error("session {session} failed: {error}", { session, error });
+      return { reason: "stopped", message: reasonText(error) };
+    });
+    this.#actor.start();
   }
 
   /** The conversation this session records into. */
@@ -121,33 +127,43 @@ export class SessionHost {
    * client receives.
    */
   async call(call: ToolCall, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
-    const callId = call.id;
-    if (this.#stopped !== undefined) {
-      return { content: [{ type: "text", text: this.#stopped }], isError: true };
+    const actor = this.#actor;
+    const snapshot = actor.getSnapshot();
+    if (snapshot.status !== "active" || snapshot.context.stopped !== undefined) {
+      const reason = snapshot.context.stopped ?? "the session is closed";
+      return { content: [{ type: "text", text: reason }], isError: true };
     }
-    const open = this.#open ??= { members: new Set(), ready: [] };
-    open.members.add(callId);
-    if (!this.#options.service.has(call.name)) {
-      const handle = ClientCall.unanswered(callId);
-      this.#ready(open, { call, handle, unavailable: true });
+    const { service } = this.#options;
+    const seq = ++this.#arrivals;
+    actor.send({ type: "call.arrived", seq });
+    if (!service.has(call.name)) {
+      const handle = ClientCall.unanswered(call.id);
+      actor.send({ type: "call.ready", seq, ready: { call, handle, unavailable: true } });
       return handle.delivered(await handle.answered);
     }
-    this.#phaseOf.set(callId, open);
+    let handle: ClientCall | undefined;
+    service.whenParked(call.id, {
+      resolve: (parked) => {
+        handle = ClientCall.parked(service, parked);
+        const ready = {
+          call: { id: parked.callId, name: parked.tool, arguments: parked.arguments },
+          handle,
+          unavailable: false,
+        };
+        actor.send({ type: "call.ready", seq, ready });
+      },
+      reject: () => {},
+    });
     let result: CallToolResult;
     try {
       result = await run();
     } finally {
-      // A call that never parked (the service closed) leaves its phase.
-      const phase = this.#phaseOf.get(callId);
-      if (phase !== undefined) {
-        this.#phaseOf.delete(callId);
-        phase.members.delete(callId);
-        this.#completeIfReady(phase);
-        this.#checkIdle();
+      if (handle === undefined) {
+        // It never parked (the service closed under it): nothing waits for it any more.
+        service.forget(call.id);
+        actor.send({ type: "call.left", seq });
       }
     }
-    const handle = this.#handles.get(callId);
-    this.#handles.delete(callId);
     return handle === undefined ? result : handle.delivered(result);
   }
 
@@ -155,141 +171,26 @@ export class SessionHost {
    * Winds the session down: new calls are refused with `reason`, running
    * ones are cancelled (they park as cancelled, so their phase ends and
    * their cancellation is recorded), and a person reviewing a result is
-   * interrupted. Calls already parked are committed as usual. See
-   * {@linkcode drained}.
+   * interrupted. Calls already parked are committed as usual; then the
+   * session closes. See {@linkcode drained}.
    */
   stop(reason: string): void {
-    if (this.#stopped !== undefined) return;
-    this.#stopped = reason;
-    this.#stop.abort(new DOMException(reason, "AbortError"));
-    for (const callId of this.#phaseOf.keys()) this.#options.service.cancel(callId, reason);
+    if (this.#actor.getSnapshot().status === "active") this.#actor.send({ type: "stop", reason });
   }
 
   /** Resolves once no call of the session is running, parked or being committed. */
-  drained(): Promise<void> {
-    if (this.#isIdle()) return Promise.resolve();
-    this.#idle ??= Promise.withResolvers();
-    return this.#idle.promise;
+  async drained(): Promise<void> {
+    await waitFor(
+      this.#actor,
+      (snapshot) =>
+        snapshot.status !== "active" || snapshot.matches("closing") ||
+        snapshot.matches({ open: { calls: "idle" } }),
+    ).catch(() => {});
   }
 
-  /** Stops listening; waits for the phases being committed. */
+  /** Stops the session (if it was not) and waits until it closed its stream. */
   async close(): Promise<void> {
-    this.#unsubscribe();
-    while (this.#committing !== undefined) await this.#committing;
-    const stream = await this.#stream?.catch(() => undefined);
-    await stream?.close();
-  }
-
-  #isIdle(): boolean {
-    return this.#phaseOf.size === 0 && this.#complete.length === 0 &&
-      this.#committing === undefined;
-  }
-
-  #checkIdle(): void {
-    if (this.#idle === undefined || !this.#isIdle()) return;
-    this.#idle.resolve();
-    this.#idle = undefined;
-  }
-
-  #parked(parked: ParkedCall): void {
-    const { callId, tool, arguments: args } = parked;
-    const phase = this.#phaseOf.get(callId) ?? { members: new Set([callId]), ready: [] };
-    this.#phaseOf.delete(callId);
-    const handle = ClientCall.parked(this.#options.service, parked);
-    this.#handles.set(callId, handle);
-    this.#ready(phase, {
-      call: { id: callId, name: tool, arguments: args },
-      handle,
-      unavailable: false,
-    });
-  }
-
-  /** A member of `phase` is ready: the phase is sealed, and complete once all are. */
-  #ready(phase: Phase, ready: Ready): void {
-    phase.ready.push(ready);
-    if (this.#open === phase) this.#open = undefined;
-    this.#completeIfReady(phase);
-  }
-
-  /** Queues `phase` for its commit once every member is ready. */
-  #completeIfReady(phase: Phase): void {
-    if (phase.ready.length === 0 || phase.ready.length < phase.members.size) return;
-    if (this.#open === phase) this.#open = undefined;
-    this.#complete.push(phase);
-    this.#commitNext();
-  }
-
-  /** Commits the next complete phase, unless a commit is running. */
-  #commitNext(): void {
-    if (this.#committing !== undefined) return;
-    const phase = this.#complete.shift();
-    if (phase === undefined) return;
-    // Recorded in arrival order, as an assistant message orders its calls.
-    const arrival = new Map([...phase.members].map((id, index) => [id, index]));
-    const rank = ({ call }: Ready) => arrival.get(call.id) ?? arrival.size;
-    const batch = phase.ready.toSorted((a, b) => rank(a) - rank(b));
-    this.#committing = this.#commit(batch).catch((error) => {
-      log.error("committing calls of session {session} failed: {error}", {
-        session: this.#options.session,
-        error,
-      });
-      const reason = reasonText(error);
-      for (const { call, handle } of batch) handle.fail(notRecordedMessage(call.id, reason));
-    }).finally(() => {
-      this.#committing = undefined;
-      this.#commitNext();
-      this.#checkIdle();
-    });
-  }
-
-  #openStream(): Promise<ConversationStream> {
-    this.#stream ??= this.#options.store.open(this.#options.conversationId);
-    return this.#stream;
-  }
-
-  /**
-   * One phase over a batch of ready calls: they join it as calls started
-   * elsewhere (a call of a tool that does not exist, as one to answer), and
-   * it caps, records (their requests first), flushes and releases them
-   * (printing the notices once they are durable), as the `phase` machine:
-   * the same machine the runtime's own turns run, so `serve --inspect` and
-   * `spillway inspect` show what runs.
-   */
-  async #commit(batch: readonly Ready[]): Promise<void> {
-    const stream = await this.#openStream();
-    const requests = batch.map(({ call }): ToolCallRequestEvent => ({
-      type: "tool_call_request",
-      id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-    }));
-    const { policyFor, prompter, noticeSink, available } = this.#options;
-    const input: PhaseInput = {
-      calls: [],
-      joined: batch.map(({ call, handle, unavailable }) => ({
-        call,
-        handle,
-        ...(unavailable ? { unavailable } : {}),
-      })),
-      policyFor,
-      available: available(),
-      prompter,
-      stream: requestsFirst(stream, requests),
-      noticeSink,
-      signal: this.#stop.signal,
-    };
-    const { inspect } = this.#options;
-    const phase = createActor(phaseMachine, {
-      id: "phase",
-      ...(inspect === undefined ? {} : { inspect }),
-      input,
-    });
-    const output = await toPromise(phase.start());
-    if (output.status === "failed") {
-      log.error("session {session}: {error}", {
-        session: this.#options.session,
-        error: output.error?.message,
-      });
-    }
+    this.stop("the session is closed");
+    await this.ended;
   }
 }

@@ -1,0 +1,369 @@
+/**
+ * The `session` machine: one `spillway serve` client session, from its
+ * first call to its close. Two regions run side by side while it is `open`:
+ *
+ * - `calls`: `idle` (nothing in flight) → `gathering` (a phase is open: the
+ *   calls that arrive join it) → `sealed` (one of its calls is ready, so the
+ *   next arrival opens the next phase; calls of earlier phases still run or
+ *   wait for their commit) → `idle` again once everything is committed.
+ *   `stop` turns any of them into `draining`: new calls are refused, the
+ *   running ones cancelled (they park as cancelled, and are recorded), a
+ *   person reviewing a result interrupted; once nothing is in flight, the
+ *   session closes.
+ * - `commits`: `waiting` until a phase is complete (every call of it
+ *   ready), then `committing` it, one at a time and in the order they
+ *   completed, by invoking the `phase` machine (the one the runtime's own
+ *   turns run) over its calls as joined calls; the session's stream is
+ *   opened (`opening`) before its first commit.
+ *
+ * `idle` may time out: with an `idleTimeoutMs` in its input (none by
+ * default: it rests), `idle.timing` waits `after idleTimeout`, a delay on
+ * the actor's clock, and the session then closes itself; its output says
+ * it went idle.
+ * `closing` closes the stream; `closed` is final.
+ *
+ * Which calls belong together is data in the context (`_session_phases.ts`);
+ * the host (`session_host.ts`) tells the machine of each call's arrival, its
+ * park and its leaving.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { assign, fromPromise, setup } from "xstate";
+import { reasonText } from "../errors/reason_text.ts";
+import { type PhaseInput, phaseMachine, type PhaseOutput } from "../machines/phase_machine.ts";
+import type { Prompter } from "../machines/prompter.ts";
+import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
+import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
+import type { ExecutionService } from "../service/execution_service.ts";
+import type { ToolCallRequestEvent } from "../stream/events.ts";
+import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
+import { requestsFirst } from "./_requests_first.ts";
+import {
+  arrived,
+  hasOpenPhase,
+  isEmpty,
+  left,
+  nextBatch,
+  NO_PHASES,
+  ready,
+  type ReadyCall,
+  type SessionPhases,
+} from "./_session_phases.ts";
+
+/** What a `session` actor is started with. */
+export interface SessionInput {
+  /** The client session id (as the service tags its calls). */
+  readonly session: string;
+  /** Where the session's calls run: `stop` cancels the running ones there. */
+  readonly service: ExecutionService;
+  /** Where the conversation is recorded. */
+  readonly store: StreamStore;
+  /** The conversation this session records into (opened before its first commit). */
+  readonly conversationId: string;
+  /** Each tool's policy, with the client ceiling already applied. */
+  readonly policyFor: PolicyFor;
+  /** Asks a person under `ask`/`edit`. */
+  readonly prompter: Prompter;
+  /** Prints the notices of cut responses. */
+  readonly noticeSink: NoticeSink;
+  /** The names of the tools the client is offered (listed in the answer to an unknown one). */
+  readonly available: () => readonly string[];
+  /** Aborted on `stop`: interrupts a person reviewing a result. */
+  readonly interrupt: AbortController;
+  /** How long the session may sit idle before it closes itself, in ms. Default: forever. */
+  readonly idleTimeoutMs?: number;
+}
+
+/** The events a `session` actor takes from its host. */
+export type SessionEvent =
+  /** Call number `seq` (counted in arrival order) arrived. */
+  | { readonly type: "call.arrived"; readonly seq: number }
+  /** Call `seq` parked (or, of a tool that does not exist, is to be answered): ready for its commit. */
+  | { readonly type: "call.ready"; readonly seq: number; readonly ready: ReadyCall }
+  /** Call `seq` ended without parking (the service closed under it). */
+  | { readonly type: "call.left"; readonly seq: number }
+  /** Wind the session down: refuse new calls, cancel the running ones, then close. */
+  | { readonly type: "stop"; readonly reason: string };
+
+/** How a session ended: it went idle, or it was stopped (`reason` as given). */
+export type SessionEnd =
+  | { readonly reason: "idle" }
+  | { readonly reason: "stopped"; readonly message: string };
+
+interface SessionContext {
+  readonly input: SessionInput;
+  readonly phases: SessionPhases;
+  /** The batch being committed (opening the stream or in the `phase` machine), in arrival order. */
+  readonly committing: readonly ReadyCall[] | undefined;
+  readonly stream: ConversationStream | undefined;
+  /** Why new calls are refused, once stopped. */
+  readonly stopped: string | undefined;
+  /** Whether the session closed itself for being idle. */
+  readonly wentIdle: boolean;
+}
+
+const log = getLogger(["spillway", "gateway"]);
+
+/** Whether nothing of the session is in flight: no call runs, nothing waits for or is in a commit. */
+function nothingInFlight(context: SessionContext): boolean {
+  return isEmpty(context.phases) && context.committing === undefined;
+}
+
+/** The `phase` a committing batch runs: its calls joined, recorded after their requests. */
+function phaseInputOf(context: SessionContext): PhaseInput {
+  const { input, stream } = context;
+  if (stream === undefined) throw new TypeError("a session commits only once its stream is open");
+  const batch = context.committing ?? [];
+  const requests = batch.map(({ call }): ToolCallRequestEvent => ({
+    type: "tool_call_request",
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  }));
+  return {
+    calls: [],
+    joined: batch.map(({ call, handle, unavailable }) => ({
+      call,
+      handle,
+      ...(unavailable ? { unavailable } : {}),
+    })),
+    policyFor: input.policyFor,
+    available: input.available(),
+    prompter: input.prompter,
+    stream: requestsFirst(stream, requests),
+    noticeSink: input.noticeSink,
+    signal: input.interrupt.signal,
+  };
+}
+
+const sessionSetup = setup({
+  types: {
+    input: {} as SessionInput,
+    context: {} as SessionContext,
+    events: {} as SessionEvent,
+    output: {} as SessionEnd,
+  },
+  actors: {
+    openStream: fromPromise<ConversationStream, { store: StreamStore; conversationId: string }>(
+      ({ input }) => input.store.open(input.conversationId),
+    ),
+    phase: phaseMachine,
+    closeStream: fromPromise<void, { stream: ConversationStream | undefined }>(
+      async ({ input }) => await input.stream?.close(),
+    ),
+  },
+  delays: {
+    // Only `idle.timing` waits for it, entered only when the input sets one.
+    idleTimeout: ({ context }) => context.input.idleTimeoutMs ?? 0,
+  },
+  guards: {
+    noPhaseOpen: ({ context }) => !hasOpenPhase(context.phases),
+    nothingInFlight: ({ context }) => nothingInFlight(context),
+    readyToCommit: ({ context }) =>
+      context.phases.complete.length > 0 && context.stream !== undefined,
+    readyToOpen: ({ context }) =>
+      context.phases.complete.length > 0 && context.stream === undefined,
+    idleTimeoutSet: ({ context }) => context.input.idleTimeoutMs !== undefined,
+    commitFailed: (_, output: PhaseOutput) => output.status === "failed",
+  },
+  actions: {
+    takeCall: assign(({ context }, params: { seq: number }) => ({
+      phases: arrived(context.phases, params.seq),
+    })),
+    markReady: assign(({ context }, params: { seq: number; ready: ReadyCall }) => ({
+      phases: ready(context.phases, params.seq, params.ready),
+    })),
+    markLeft: assign(({ context }, params: { seq: number }) => ({
+      phases: left(context.phases, params.seq),
+    })),
+    takeNextBatch: assign(({ context }) => {
+      const next = nextBatch(context.phases);
+      return next === undefined ? {} : { phases: next.phases, committing: next.batch };
+    }),
+    keepStream: assign((_, stream: ConversationStream) => ({ stream })),
+    endCommit: assign({ committing: undefined }),
+    failCommit: ({ context }, params: { error: unknown }) => {
+      // The phase could not run (a bug), or the stream would not open: nothing
+      // of the batch is recorded, so no call is released with content.
+      const reason = reasonText(params.error);
+      log.error("committing calls of session {session} failed: {error}", {
+        session: context.input.session,
+        error: params.error,
+      });
+      for (const { call, handle } of context.committing ?? []) {
+        handle.fail(notRecordedMessage(call.id, reason));
+      }
+    },
+    reportCommitFailure: ({ context }, output: PhaseOutput) => {
+      log.error("session {session}: {error}", {
+        session: context.input.session,
+        error: output.error?.message,
+      });
+    },
+    noteStopped: assign((_, params: { reason: string }) => ({ stopped: params.reason })),
+    noteIdle: assign({ wentIdle: true }),
+    cancelRunningCalls: ({ context }) => {
+      const { input, stopped } = context;
+      input.service.cancelSession(input.session, stopped ?? "stopped");
+    },
+    interruptReviews: ({ context }) => {
+      context.input.interrupt.abort(new DOMException(context.stopped ?? "stopped", "AbortError"));
+    },
+  },
+});
+
+const machine = sessionSetup.createMachine({
+  id: "session",
+  initial: "open",
+  context: ({ input }) => ({
+    input,
+    phases: NO_PHASES,
+    committing: undefined,
+    stream: undefined,
+    stopped: undefined,
+    wentIdle: false,
+  }),
+  states: {
+    open: {
+      type: "parallel",
+      on: {
+        "call.ready": { actions: { type: "markReady", params: ({ event }) => event } },
+        "call.left": { actions: { type: "markLeft", params: ({ event }) => event } },
+      },
+      states: {
+        calls: {
+          initial: "idle",
+          states: {
+            idle: {
+              initial: "resting",
+              states: {
+                resting: { always: { guard: "idleTimeoutSet", target: "timing" } },
+                timing: {
+                  after: { idleTimeout: { target: "#session.closing", actions: "noteIdle" } },
+                },
+              },
+              on: {
+                "call.arrived": {
+                  target: "gathering",
+                  actions: { type: "takeCall", params: ({ event }) => event },
+                },
+                stop: {
+                  target: "draining",
+                  actions: { type: "noteStopped", params: ({ event }) => event },
+                },
+              },
+            },
+            gathering: {
+              on: {
+                "call.arrived": { actions: { type: "takeCall", params: ({ event }) => event } },
+                stop: {
+                  target: "draining",
+                  actions: { type: "noteStopped", params: ({ event }) => event },
+                },
+              },
+              always: { guard: "noPhaseOpen", target: "sealed" },
+            },
+            sealed: {
+              on: {
+                "call.arrived": {
+                  target: "gathering",
+                  actions: { type: "takeCall", params: ({ event }) => event },
+                },
+                stop: {
+                  target: "draining",
+                  actions: { type: "noteStopped", params: ({ event }) => event },
+                },
+              },
+              always: { guard: "nothingInFlight", target: "idle" },
+            },
+            draining: {
+              entry: ["cancelRunningCalls", "interruptReviews"],
+              always: { guard: "nothingInFlight", target: "#session.closing" },
+            },
+          },
+        },
+        commits: {
+          initial: "waiting",
+          states: {
+            waiting: {
+              always: [
+                { guard: "readyToCommit", target: "committing", actions: "takeNextBatch" },
+                { guard: "readyToOpen", target: "opening", actions: "takeNextBatch" },
+              ],
+            },
+            opening: {
+              invoke: {
+                id: "openStream",
+                src: "openStream",
+                input: ({ context }) => ({
+                  store: context.input.store,
+                  conversationId: context.input.conversationId,
+                }),
+                onDone: {
+                  target: "committing",
+                  actions: { type: "keepStream", params: ({ event }) => event.output },
+                },
+                onError: {
+                  target: "waiting",
+                  actions: [
+                    { type: "failCommit", params: ({ event }) => ({ error: event.error }) },
+                    "endCommit",
+                  ],
+                },
+              },
+            },
+            committing: {
+              invoke: {
+                id: "phase",
+                src: "phase",
+                input: ({ context }) => phaseInputOf(context),
+                onDone: [
+                  {
+                    guard: { type: "commitFailed", params: ({ event }) => event.output },
+                    target: "waiting",
+                    actions: [
+                      { type: "reportCommitFailure", params: ({ event }) => event.output },
+                      "endCommit",
+                    ],
+                  },
+                  { target: "waiting", actions: "endCommit" },
+                ],
+                onError: {
+                  target: "waiting",
+                  actions: [
+                    { type: "failCommit", params: ({ event }) => ({ error: event.error }) },
+                    "endCommit",
+                  ],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    closing: {
+      invoke: {
+        id: "closeStream",
+        src: "closeStream",
+        input: ({ context }) => ({ stream: context.stream }),
+        onDone: { target: "closed" },
+        onError: { target: "closed" },
+      },
+    },
+    closed: { type: "final" },
+  },
+  output: ({ context }) =>
+    context.wentIdle ? { reason: "idle" } : { reason: "stopped", message: context.stopped ?? "" },
+});
+
+/** The type of {@linkcode sessionMachine}. */
+export type SessionMachine = typeof machine;
+
+/**
+ * The `session` machine (`open`: `calls` idle → gathering → sealed … →
+ * draining, beside `commits` waiting → opening → committing; then
+ * `closing` → `closed`). One actor per client session of `spillway serve`.
+ */
+export const sessionMachine: SessionMachine = machine;
