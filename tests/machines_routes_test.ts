@@ -572,24 +572,31 @@ Deno.test("a session closes through closing, from draining after a stop or from 
     available: () => [],
     interrupt: new AbortController(),
   };
-  const call = { id: "call_1", name: "probe", arguments: {} };
-  const ready = { call, handle: ClientCall.unanswered("call_1"), unavailable: true };
-  // One call: it arrives once, then is ready or leaves; the invoked actors end each way they can.
+  const ready = {
+    call: { id: "call_1", name: "probe", arguments: {} },
+    handle: ClientCall.unanswered("call_1"),
+    unavailable: true,
+  };
+  // One phase: it opens once, seals, and completes or is dropped; the invoked actors end each way
+  // they can.
   const events = (snapshot: AnyMachineSnapshot): EventObject[] => {
     const context = snapshot.context as {
-      phases: { gathering: readonly unknown[] };
+      gathering: number;
+      complete: readonly unknown[];
+      committing: unknown;
       stream: unknown;
     };
-    const arrivedOnce =
-      JSON.stringify(context.phases) !== JSON.stringify({ gathering: [], complete: [] }) ||
-      context.stream !== undefined;
+    const fresh = context.gathering === 0 && context.complete.length === 0 &&
+      context.committing === undefined && context.stream === undefined;
     const found: EventObject[] = [];
-    if (!arrivedOnce && snapshot.matches({ open: { calls: "idle" } })) {
-      found.push({ type: "call.arrived", seq: 1 } as EventObject);
+    if (fresh && snapshot.matches({ open: { calls: "idle" } })) {
+      found.push({ type: "phase.opened" });
     }
-    if (context.phases.gathering.length > 0) {
-      found.push({ type: "call.ready", seq: 1, ready } as EventObject);
-      found.push({ type: "call.left", seq: 1 } as EventObject);
+    if (snapshot.matches({ open: { calls: "gathering" } })) found.push({ type: "phase.sealed" });
+    else if (context.gathering > 0) {
+      found.push({ type: "phase.complete", batch: [ready] } as EventObject, {
+        type: "phase.dropped",
+      });
     }
     if (snapshot.matches({ open: { calls: { idle: "timing" } } })) {
       found.push({ type: "xstate.after.idleTimeout.session.open.calls.idle.timing" });

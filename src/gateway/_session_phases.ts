@@ -1,15 +1,18 @@
 /**
- * The phases of one `spillway serve` session as data: which calls joined
- * which phase, which of them are ready for its commit, and which phases are
- * complete. The `session` machine keeps these in its context and replaces
- * them (never edits them) as calls arrive, park and leave; each step costs
- * the same whatever the number of calls in flight (a phase's ready calls are
- * a persistent list, newest first), so a client with thousands of calls in
- * flight does not make each new one slower.
+ * Which of a `spillway serve` session's calls belong to which phase: the
+ * calls that arrived together, kept as plain data by the session's host,
+ * for the reason calls nobody is asked about have no actor each (an XState
+ * event costs more than such a call may: docs/architecture.md, "The
+ * gateway's session"). Each step of a call (its arrival, its park, its
+ * leaving) replaces the data, never edits it, and costs the same whatever
+ * the number of calls in flight (a phase's ready calls are a persistent
+ * list, newest first); it returns what happened to the session's phases,
+ * as the `session` machine's events: a phase opened, sealed, completed (its
+ * batch, in arrival order) or dropped (its calls all left without parking).
  *
- * A call is known by its arrival number (`seq`, counted by the session):
- * a phase holds the calls that arrived from its first to its last, so
- * arrival order is the order its batch is recorded in.
+ * A call is known by its arrival number (`seq`, counted by the host): a
+ * phase holds the calls that arrived from its first to its last, so arrival
+ * order is the order its batch is recorded in.
  *
  * @module
  */
@@ -27,6 +30,17 @@ export interface ReadyCall {
   readonly unavailable: boolean;
 }
 
+/** What happened to the session's phases: the `session` machine's events of them. */
+export type PhaseEvent =
+  /** A call arrived while no phase was open: it opened one, and later arrivals join it. */
+  | { readonly type: "phase.opened" }
+  /** The open phase takes no more calls (one of its calls is ready, or none is left). */
+  | { readonly type: "phase.sealed" }
+  /** Every call of a phase ended, some of them ready: its batch, in arrival order, to commit. */
+  | { readonly type: "phase.complete"; readonly batch: readonly ReadyCall[] }
+  /** Every call of a phase left without parking: nothing to commit. */
+  | { readonly type: "phase.dropped" };
+
 /** The ready calls of a phase, newest first: adding one copies nothing. */
 interface ReadyList {
   readonly seq: number;
@@ -34,45 +48,56 @@ interface ReadyList {
   readonly rest: ReadyList | undefined;
 }
 
-/** One phase, from its first call to its commit. */
-export interface GatheredPhase {
-  /** The arrival number of its first call. */
+/** One phase, from its first call until every call of it ended. */
+interface GatheredPhase {
+  /** The arrival numbers of its first call and of the last one that joined it. */
   readonly first: number;
-  /** The arrival number of the last call that joined it. */
   readonly last: number;
-  /** Whether it still takes arrivals: until one of its calls is ready. */
+  /** Whether it still takes arrivals. */
   readonly open: boolean;
   /** How many of its calls are still running (neither ready nor gone). */
   readonly running: number;
-  /** Its ready calls. */
   readonly ready: ReadyList | undefined;
 }
 
-/** The session's phases: those still gathering or waiting for their calls, and the complete ones. */
+/** The phases some of whose calls still run, oldest first; the open one, if any, is the last. */
 export interface SessionPhases {
-  /** Phases some of whose calls still run, oldest first; the open one, if any, is the last. */
   readonly gathering: readonly GatheredPhase[];
-  /** Phases whose every call is ready, in the order they completed: committed in that order. */
-  readonly complete: readonly GatheredPhase[];
+}
+
+/** The phases after a step, and what happened to them. */
+export interface PhaseStep {
+  readonly phases: SessionPhases;
+  readonly events: readonly PhaseEvent[];
 }
 
 /** No phase yet. */
-export const NO_PHASES: SessionPhases = { gathering: [], complete: [] };
+export const NO_PHASES: SessionPhases = { gathering: [] };
+
+const OPENED: PhaseEvent = { type: "phase.opened" };
+const SEALED: PhaseEvent = { type: "phase.sealed" };
+const DROPPED: PhaseEvent = { type: "phase.dropped" };
 
 /** Whether a phase takes arrivals now. */
 export function hasOpenPhase(phases: SessionPhases): boolean {
   return phases.gathering.at(-1)?.open === true;
 }
 
+/** Whether no call of the session runs. */
+export function isEmpty(phases: SessionPhases): boolean {
+  return phases.gathering.length === 0;
+}
+
 /** Call `seq` arrived: it joins the open phase, or opens the next one. */
-export function arrived(phases: SessionPhases, seq: number): SessionPhases {
-  const open = phases.gathering.at(-1);
+export function arrived(phases: SessionPhases, seq: number): PhaseStep {
+  const { gathering } = phases;
+  const open = gathering.at(-1);
   if (open?.open === true) {
     const joined = { ...open, last: seq, running: open.running + 1 };
-    return { ...phases, gathering: [...phases.gathering.slice(0, -1), joined] };
+    return { phases: { gathering: gathering.with(-1, joined) }, events: [] };
   }
   const phase: GatheredPhase = { first: seq, last: seq, open: true, running: 1, ready: undefined };
-  return { ...phases, gathering: [...phases.gathering, phase] };
+  return { phases: { gathering: [...gathering, phase] }, events: [OPENED] };
 }
 
 /**
@@ -80,50 +105,61 @@ export function arrived(phases: SessionPhases, seq: number): SessionPhases {
  * one), and complete once none of its calls runs. A call that joined no
  * phase (it should not happen) is a phase of its own.
  */
-export function ready(phases: SessionPhases, seq: number, call: ReadyCall): SessionPhases {
-  const at = phases.gathering.findIndex(({ first, last }) => first <= seq && seq <= last);
+export function ready(phases: SessionPhases, seq: number, call: ReadyCall): PhaseStep {
+  const at = indexOf(phases, seq);
   const phase = phases.gathering[at] ??
     { first: seq, last: seq, open: false, running: 1, ready: undefined };
-  return settle(phases, at, {
+  const next = {
     ...phase,
     open: false,
     running: phase.running - 1,
     ready: { seq, ready: call, rest: phase.ready },
-  });
+  };
+  return settle(phases, at, next, phase.open ? [SEALED] : []);
 }
 
 /** Call `seq` left without being ready (it never parked): its phase no longer waits for it. */
-export function left(phases: SessionPhases, seq: number): SessionPhases {
-  const at = phases.gathering.findIndex(({ first, last }) => first <= seq && seq <= last);
+export function left(phases: SessionPhases, seq: number): PhaseStep {
+  const at = indexOf(phases, seq);
   const phase = phases.gathering[at];
-  if (phase === undefined) return phases;
-  return settle(phases, at, { ...phase, running: phase.running - 1 });
+  if (phase === undefined) return { phases, events: [] };
+  const next = { ...phase, running: phase.running - 1 };
+  // An open phase with no call left has nothing to take further calls for.
+  const sealed = phase.open && next.running === 0;
+  return settle(phases, at, sealed ? { ...next, open: false } : next, sealed ? [SEALED] : []);
 }
 
-/** Puts `phase` back at `at` (or at the end), complete once none of its calls runs. */
-function settle(phases: SessionPhases, at: number, phase: GatheredPhase): SessionPhases {
-  const others = at < 0 ? phases.gathering : phases.gathering.toSpliced(at, 1);
-  if (phase.running > 0) {
-    return { ...phases, gathering: at < 0 ? [...others, phase] : phases.gathering.with(at, phase) };
-  }
-  // Every call gone and none ready: the phase has nothing to commit.
-  if (phase.ready === undefined) return { ...phases, gathering: others };
-  return { gathering: others, complete: [...phases.complete, phase] };
+function indexOf(phases: SessionPhases, seq: number): number {
+  return phases.gathering.findIndex(({ first, last }) => first <= seq && seq <= last);
 }
 
-/** The next complete phase's calls, in arrival order, and the phases without it. */
-export function nextBatch(
+/** Puts `phase` back at `at` (or, at `-1`, at the end), or lets it go once none of its calls runs. */
+function settle(
   phases: SessionPhases,
-): { readonly batch: ReadyCall[]; readonly phases: SessionPhases } | undefined {
-  const [phase, ...rest] = phases.complete;
-  if (phase === undefined) return undefined;
-  const calls: { seq: number; ready: ReadyCall }[] = [];
-  for (let list = phase.ready; list !== undefined; list = list.rest) calls.push(list);
-  calls.sort((a, b) => a.seq - b.seq);
-  return { batch: calls.map(({ ready }) => ready), phases: { ...phases, complete: rest } };
+  at: number,
+  phase: GatheredPhase,
+  events: PhaseEvent[],
+): PhaseStep {
+  const { gathering } = phases;
+  if (phase.running > 0) {
+    return {
+      phases: { gathering: at < 0 ? [...gathering, phase] : gathering.with(at, phase) },
+      events,
+    };
+  }
+  const rest = { gathering: at < 0 ? gathering : gathering.toSpliced(at, 1) };
+  if (phase.ready === undefined) return { phases: rest, events: [...events, DROPPED] };
+  return {
+    phases: rest,
+    events: [...events, { type: "phase.complete", batch: batchOf(phase.ready) }],
+  };
 }
 
-/** Whether nothing is in flight: no call runs, no phase waits for its commit. */
-export function isEmpty(phases: SessionPhases): boolean {
-  return phases.gathering.length === 0 && phases.complete.length === 0;
+/** A phase's ready calls in arrival order. */
+function batchOf(list: ReadyList): ReadyCall[] {
+  const calls: ReadyList[] = [];
+  for (let entry: ReadyList | undefined = list; entry !== undefined; entry = entry.rest) {
+    calls.push(entry);
+  }
+  return calls.sort((a, b) => a.seq - b.seq).map(({ ready }) => ready);
 }

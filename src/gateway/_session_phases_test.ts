@@ -7,8 +7,9 @@ import {
   hasOpenPhase,
   isEmpty,
   left,
-  nextBatch,
   NO_PHASES,
+  type PhaseEvent,
+  type PhaseStep,
   ready,
   type ReadyCall,
   type SessionPhases,
@@ -20,40 +21,69 @@ const readyCall = (seq: number): ReadyCall => ({
   unavailable: true,
 });
 
-const batchOf = (phases: SessionPhases) => nextBatch(phases)?.batch.map(({ call }) => call.id);
+/** What a step said, as text: `opened`, `sealed`, `dropped`, `complete c1 c2`. */
+function said(events: readonly PhaseEvent[]): string[] {
+  return events.map((event) =>
+    event.type === "phase.complete"
+      ? ["complete", ...event.batch.map(({ call }) => call.id)].join(" ")
+      : event.type.slice("phase.".length)
+  );
+}
+
+/** Runs steps in order, collecting what each said. */
+function run(...steps: ((phases: SessionPhases) => PhaseStep)[]) {
+  let phases = NO_PHASES;
+  const log: string[][] = [];
+  for (const step of steps) {
+    const next = step(phases);
+    phases = next.phases;
+    log.push(said(next.events));
+  }
+  return { phases, log };
+}
 
 Deno.test("a phase takes arrivals until one of its calls is ready, and completes when none runs", () => {
-  let phases = arrived(arrived(NO_PHASES, 1), 2);
-  assert.equal(hasOpenPhase(phases), true);
-  phases = ready(phases, 2, readyCall(2));
-  assert.equal(hasOpenPhase(phases), false, "sealed by its first ready call");
-  phases = arrived(phases, 3);
-  assert.equal(phases.gathering.length, 2, "the next arrival opens the next phase");
-  phases = ready(phases, 3, readyCall(3));
-  assert.equal(batchOf(phases)?.join(), "c3", "the later phase completes first");
-  phases = ready(phases, 1, readyCall(1));
-  const first = nextBatch(phases);
-  assert.deepEqual(first?.batch.map(({ call }) => call.id), ["c3"]);
-  assert.deepEqual(nextBatch(first?.phases ?? NO_PHASES)?.batch.map(({ call }) => call.id), [
-    "c1",
-    "c2",
-  ], "recorded in arrival order");
+  const { phases, log } = run(
+    (p) => arrived(p, 1),
+    (p) => arrived(p, 2),
+    (p) => ready(p, 2, readyCall(2)),
+    (p) => arrived(p, 3),
+    (p) => ready(p, 3, readyCall(3)),
+    (p) => ready(p, 1, readyCall(1)),
+  );
+  assert.deepEqual(log, [
+    ["opened"],
+    [],
+    ["sealed"],
+    ["opened"],
+    ["sealed", "complete c3"],
+    ["complete c1 c2"],
+  ], "sealed by its first ready call; the later phase completes first; each in arrival order");
+  assert.equal(isEmpty(phases), true);
 });
 
 Deno.test("a phase whose calls all left without parking has nothing to commit and goes", () => {
-  let phases = arrived(arrived(NO_PHASES, 1), 2);
-  phases = left(left(phases, 1), 2);
-  assert.equal(isEmpty(phases), true);
-  phases = arrived(NO_PHASES, 1);
-  phases = ready(left(arrived(phases, 2), 2), 1, readyCall(1));
-  assert.deepEqual(batchOf(phases), ["c1"], "a call that left is not waited for");
+  assert.deepEqual(
+    run((p) => arrived(p, 1), (p) => arrived(p, 2), (p) => left(p, 1), (p) => left(p, 2)).log,
+    [["opened"], [], [], ["sealed", "dropped"]],
+  );
+  assert.deepEqual(
+    run(
+      (p) => arrived(p, 1),
+      (p) => arrived(p, 2),
+      (p) => left(p, 2),
+      (p) => ready(p, 1, readyCall(1)),
+    ).log,
+    [["opened"], [], [], ["sealed", "complete c1"]],
+    "a call that left is not waited for",
+  );
 });
 
 Deno.test("whatever the interleaving, every ready call is committed once, by the sealing rule, in arrival order", async () => {
-  type Step = { readonly kind: "arrive" | "ready" | "leave" | "commit"; readonly pick: number };
+  type Step = { readonly kind: "arrive" | "ready" | "leave"; readonly pick: number };
   const steps = fc.array(
     fc.record({
-      kind: fc.constantFrom<Step["kind"]>("arrive", "arrive", "ready", "leave", "commit"),
+      kind: fc.constantFrom<Step["kind"]>("arrive", "arrive", "ready", "leave"),
       pick: fc.nat(),
     }),
     { minLength: 8, maxLength: 60, size: "max" },
@@ -67,14 +97,18 @@ Deno.test("whatever the interleaving, every ready call is committed once, by the
         const model: { members: number[]; open: boolean; ended: Set<number>; ready: number[] }[] =
           [];
         const running: number[] = [];
-        const committed: string[][] = [];
-        const expected: string[][] = [];
+        const said: string[] = [];
+        const expected: string[] = [];
         let seq = 0;
         let overlapped = false;
-        const commitAll = () => {
-          for (let next = nextBatch(phases); next !== undefined; next = nextBatch(phases)) {
-            committed.push(next.batch.map(({ call }) => call.id));
-            phases = next.phases;
+        const take = ({ phases: next, events }: PhaseStep) => {
+          phases = next;
+          for (const event of events) {
+            said.push(
+              event.type === "phase.complete"
+                ? `complete ${event.batch.map(({ call }) => call.id).join(" ")}`
+                : event.type,
+            );
           }
         };
         const end = (call: number, isReady: boolean) => {
@@ -82,49 +116,55 @@ Deno.test("whatever the interleaving, every ready call is committed once, by the
           const phase = model.find(({ members }) => members.includes(call));
           if (phase === undefined) throw new Error("a call without a phase in the model");
           phase.ended.add(call);
-          if (isReady) {
+          const allEnded = phase.members.every((member) => phase.ended.has(member));
+          if (phase.open && (isReady || allEnded)) {
             phase.open = false;
-            phase.ready.push(call);
-            phases = ready(phases, call, readyCall(call));
-          } else {
-            phases = left(phases, call);
+            expected.push("phase.sealed");
           }
-          if (phase.members.every((member) => phase.ended.has(member))) {
+          if (isReady) phase.ready.push(call);
+          take(isReady ? ready(phases, call, readyCall(call)) : left(phases, call));
+          if (allEnded) {
             model.splice(model.indexOf(phase), 1);
-            if (phase.ready.length === 0) reached.dropped += 1;
-            else expected.push(phase.ready.toSorted((a, b) => a - b).map((n) => `c${n}`));
+            if (phase.ready.length === 0) {
+              reached.dropped += 1;
+              expected.push("phase.dropped");
+            } else {
+              const batch = phase.ready.toSorted((a, b) => a - b).map((n) => `c${n}`);
+              expected.push(`complete ${batch.join(" ")}`);
+            }
           }
         };
         for (const { kind, pick } of script) {
-          if (kind === "commit") {
-            commitAll();
-          } else if (kind === "arrive" || running.length === 0) {
+          if (kind === "arrive" || running.length === 0) {
             seq += 1;
             const open = model.at(-1);
-            if (open?.open === true) open.members.push(seq);
-            else model.push({ members: [seq], open: true, ended: new Set(), ready: [] });
+            if (open?.open === true) {
+              open.members.push(seq);
+            } else {
+              model.push({ members: [seq], open: true, ended: new Set(), ready: [] });
+              expected.push("phase.opened");
+            }
             if (model.length > 1) overlapped = true;
             running.push(seq);
-            phases = arrived(phases, seq);
+            take(arrived(phases, seq));
           } else {
             end(running[pick % running.length] as number, kind === "ready");
           }
           assert.equal(hasOpenPhase(phases), model.at(-1)?.open === true);
         }
         while (running.length > 0) end(running[0] as number, true);
-        commitAll();
-        assert.deepEqual(committed, expected);
+        assert.deepEqual(said, expected);
         assert.ok(isEmpty(phases), "nothing left in flight");
-        if (committed.some((batch) => batch.length > 1)) reached.wide += 1;
+        if (expected.some((event) => event.split(" ").length > 2)) reached.wide += 1;
         if (overlapped) reached.overlapping += 1;
       }),
       { seed, numRuns: 300 },
     )
   );
-  assert.ok(reached.wide >= 150, `phases of several calls: ${reached.wide}`);
+  assert.ok(reached.wide >= 150, `runs with a phase of several calls: ${reached.wide}`);
   assert.ok(reached.dropped >= 150, `phases whose calls all left: ${reached.dropped}`);
   assert.ok(
     reached.overlapping >= 100,
-    `arrivals while an earlier phase ran: ${reached.overlapping}`,
+    `runs with arrivals while an earlier phase ran: ${reached.overlapping}`,
   );
 });

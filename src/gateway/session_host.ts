@@ -1,7 +1,7 @@
 /**
  * The Host side of one `spillway serve` client session: its `session`
- * actor (`session_machine.ts`), and what turns a client's `tools/call` into
- * the actor's events. The client's calls run in the shared execution
+ * actor (`session_machine.ts`), and which of its calls belong to which
+ * phase (`_session_phases.ts`), whose changes are the actor's events. The client's calls run in the shared execution
  * service and park there; the session gathers the calls that are in flight
  * together into one phase, and once every one of them is parked, commits
  * that phase through the same phase end (each tool's threshold, or the
@@ -43,6 +43,14 @@ import type { ExecutionService } from "../service/execution_service.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { ClientCall } from "./_client_call.ts";
+import {
+  arrived,
+  left,
+  NO_PHASES,
+  type PhaseStep,
+  ready,
+  type SessionPhases,
+} from "./_session_phases.ts";
 import { type SessionEnd, type SessionMachine, sessionMachine } from "./session_machine.ts";
 
 /** Options of {@linkcode SessionHost}. */
@@ -83,6 +91,8 @@ export class SessionHost {
   readonly #actor: Actor<SessionMachine>;
   /** Arrival numbers: the order a phase's calls are recorded in. */
   #arrivals = 0;
+  /** Which calls in flight belong to which phase (plain data: no actor event per call). */
+  #phases: SessionPhases = NO_PHASES;
   /** How the session ended: it went idle (and closed itself), or it was stopped and drained. */
   readonly ended: Promise<SessionEnd>;
 
@@ -127,30 +137,25 @@ export class SessionHost {
    * client receives.
    */
   async call(call: ToolCall, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
-    const actor = this.#actor;
-    const snapshot = actor.getSnapshot();
+    const snapshot = this.#actor.getSnapshot();
     if (snapshot.status !== "active" || snapshot.context.stopped !== undefined) {
       const reason = snapshot.context.stopped ?? "the session is closed";
       return { content: [{ type: "text", text: reason }], isError: true };
     }
     const { service } = this.#options;
     const seq = ++this.#arrivals;
-    actor.send({ type: "call.arrived", seq });
+    this.#step(arrived(this.#phases, seq));
     if (!service.has(call.name)) {
       const handle = ClientCall.unanswered(call.id);
-      actor.send({ type: "call.ready", seq, ready: { call, handle, unavailable: true } });
+      this.#step(ready(this.#phases, seq, { call, handle, unavailable: true }));
       return handle.delivered(await handle.answered);
     }
     let handle: ClientCall | undefined;
     service.whenParked(call.id, {
       resolve: (parked) => {
         handle = ClientCall.parked(service, parked);
-        const ready = {
-          call: { id: parked.callId, name: parked.tool, arguments: parked.arguments },
-          handle,
-          unavailable: false,
-        };
-        actor.send({ type: "call.ready", seq, ready });
+        const parkedCall = { id: parked.callId, name: parked.tool, arguments: parked.arguments };
+        this.#step(ready(this.#phases, seq, { call: parkedCall, handle, unavailable: false }));
       },
       reject: () => {},
     });
@@ -161,10 +166,16 @@ export class SessionHost {
       if (handle === undefined) {
         // It never parked (the service closed under it): nothing waits for it any more.
         service.forget(call.id);
-        actor.send({ type: "call.left", seq });
+        this.#step(left(this.#phases, seq));
       }
     }
     return handle === undefined ? result : handle.delivered(result);
+  }
+
+  /** Keeps the phases after a call's step, and tells the actor what happened to them. */
+  #step({ phases, events }: PhaseStep): void {
+    this.#phases = phases;
+    for (const event of events) this.#actor.send(event);
   }
 
   /**

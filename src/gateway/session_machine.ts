@@ -4,12 +4,12 @@
  *
  * - `calls`: `idle` (nothing in flight) → `gathering` (a phase is open: the
  *   calls that arrive join it) → `sealed` (one of its calls is ready, so the
- *   next arrival opens the next phase; calls of earlier phases still run or
- *   wait for their commit) → `idle` again once everything is committed.
- *   `stop` turns any of them into `draining`: new calls are refused, the
- *   running ones cancelled (they park as cancelled, and are recorded), a
- *   person reviewing a result interrupted; once nothing is in flight, the
- *   session closes.
+ *   next arrival opens the next phase; calls of earlier phases may still
+ *   run or wait for their commit) → `idle` again once everything is
+ *   committed. `stop` turns any of them into `draining`: new calls are
+ *   refused, the running ones cancelled (they park as cancelled, and are
+ *   recorded), a person reviewing a result interrupted; once nothing is in
+ *   flight, the session closes.
  * - `commits`: `waiting` until a phase is complete (every call of it
  *   ready), then `committing` it, one at a time and in the order they
  *   completed, by invoking the `phase` machine (the one the runtime's own
@@ -22,9 +22,12 @@
  * it went idle.
  * `closing` closes the stream; `closed` is final.
  *
- * Which calls belong together is data in the context (`_session_phases.ts`);
- * the host (`session_host.ts`) tells the machine of each call's arrival, its
- * park and its leaving.
+ * Its events are its phases' (`phase.opened`, `phase.sealed`,
+ * `phase.complete` with the batch, `phase.dropped`), and `stop`: which call
+ * belongs to which phase is data its host keeps (`_session_phases.ts`),
+ * for the reason calls nobody is asked about have no actor each (an XState
+ * event per call would cost more than the gateway's whole work of a call
+ * sent with others: docs/architecture.md).
  *
  * @module
  */
@@ -40,17 +43,7 @@ import type { ExecutionService } from "../service/execution_service.ts";
 import type { ToolCallRequestEvent } from "../stream/events.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
 import { requestsFirst } from "./_requests_first.ts";
-import {
-  arrived,
-  hasOpenPhase,
-  isEmpty,
-  left,
-  nextBatch,
-  NO_PHASES,
-  ready,
-  type ReadyCall,
-  type SessionPhases,
-} from "./_session_phases.ts";
+import type { PhaseEvent, ReadyCall } from "./_session_phases.ts";
 
 /** What a `session` actor is started with. */
 export interface SessionInput {
@@ -76,14 +69,9 @@ export interface SessionInput {
   readonly idleTimeoutMs?: number;
 }
 
-/** The events a `session` actor takes from its host. */
+/** The events a `session` actor takes from its host: its phases', and `stop`. */
 export type SessionEvent =
-  /** Call number `seq` (counted in arrival order) arrived. */
-  | { readonly type: "call.arrived"; readonly seq: number }
-  /** Call `seq` parked (or, of a tool that does not exist, is to be answered): ready for its commit. */
-  | { readonly type: "call.ready"; readonly seq: number; readonly ready: ReadyCall }
-  /** Call `seq` ended without parking (the service closed under it). */
-  | { readonly type: "call.left"; readonly seq: number }
+  | PhaseEvent
   /** Wind the session down: refuse new calls, cancel the running ones, then close. */
   | { readonly type: "stop"; readonly reason: string };
 
@@ -94,7 +82,10 @@ export type SessionEnd =
 
 interface SessionContext {
   readonly input: SessionInput;
-  readonly phases: SessionPhases;
+  /** How many phases some of whose calls still run (open, or sealed and waiting for them). */
+  readonly gathering: number;
+  /** The complete phases' batches waiting for their commit, in the order they completed. */
+  readonly complete: readonly (readonly ReadyCall[])[];
   /** The batch being committed (opening the stream or in the `phase` machine), in arrival order. */
   readonly committing: readonly ReadyCall[] | undefined;
   readonly stream: ConversationStream | undefined;
@@ -108,7 +99,8 @@ const log = getLogger(["spillway", "gateway"]);
 
 /** Whether nothing of the session is in flight: no call runs, nothing waits for or is in a commit. */
 function nothingInFlight(context: SessionContext): boolean {
-  return isEmpty(context.phases) && context.committing === undefined;
+  return context.gathering === 0 && context.complete.length === 0 &&
+    context.committing === undefined;
 }
 
 /** The `phase` a committing batch runs: its calls joined, recorded after their requests. */
@@ -159,29 +151,23 @@ const sessionSetup = setup({
     idleTimeout: ({ context }) => context.input.idleTimeoutMs ?? 0,
   },
   guards: {
-    noPhaseOpen: ({ context }) => !hasOpenPhase(context.phases),
     nothingInFlight: ({ context }) => nothingInFlight(context),
-    readyToCommit: ({ context }) =>
-      context.phases.complete.length > 0 && context.stream !== undefined,
-    readyToOpen: ({ context }) =>
-      context.phases.complete.length > 0 && context.stream === undefined,
+    readyToCommit: ({ context }) => context.complete.length > 0 && context.stream !== undefined,
+    readyToOpen: ({ context }) => context.complete.length > 0 && context.stream === undefined,
     idleTimeoutSet: ({ context }) => context.input.idleTimeoutMs !== undefined,
     commitFailed: (_, output: PhaseOutput) => output.status === "failed",
   },
   actions: {
-    takeCall: assign(({ context }, params: { seq: number }) => ({
-      phases: arrived(context.phases, params.seq),
+    countOpened: assign(({ context }) => ({ gathering: context.gathering + 1 })),
+    queueBatch: assign(({ context }, params: { batch: readonly ReadyCall[] }) => ({
+      gathering: context.gathering - 1,
+      complete: [...context.complete, params.batch],
     })),
-    markReady: assign(({ context }, params: { seq: number; ready: ReadyCall }) => ({
-      phases: ready(context.phases, params.seq, params.ready),
+    countDropped: assign(({ context }) => ({ gathering: context.gathering - 1 })),
+    takeNextBatch: assign(({ context }) => ({
+      committing: context.complete[0],
+      complete: context.complete.slice(1),
     })),
-    markLeft: assign(({ context }, params: { seq: number }) => ({
-      phases: left(context.phases, params.seq),
-    })),
-    takeNextBatch: assign(({ context }) => {
-      const next = nextBatch(context.phases);
-      return next === undefined ? {} : { phases: next.phases, committing: next.batch };
-    }),
     keepStream: assign((_, stream: ConversationStream) => ({ stream })),
     endCommit: assign({ committing: undefined }),
     failCommit: ({ context }, params: { error: unknown }) => {
@@ -219,7 +205,8 @@ const machine = sessionSetup.createMachine({
   initial: "open",
   context: ({ input }) => ({
     input,
-    phases: NO_PHASES,
+    gathering: 0,
+    complete: [],
     committing: undefined,
     stream: undefined,
     stopped: undefined,
@@ -229,8 +216,8 @@ const machine = sessionSetup.createMachine({
     open: {
       type: "parallel",
       on: {
-        "call.ready": { actions: { type: "markReady", params: ({ event }) => event } },
-        "call.left": { actions: { type: "markLeft", params: ({ event }) => event } },
+        "phase.complete": { actions: { type: "queueBatch", params: ({ event }) => event } },
+        "phase.dropped": { actions: "countDropped" },
       },
       states: {
         calls: {
@@ -245,10 +232,7 @@ const machine = sessionSetup.createMachine({
                 },
               },
               on: {
-                "call.arrived": {
-                  target: "gathering",
-                  actions: { type: "takeCall", params: ({ event }) => event },
-                },
+                "phase.opened": { target: "gathering", actions: "countOpened" },
                 stop: {
                   target: "draining",
                   actions: { type: "noteStopped", params: ({ event }) => event },
@@ -257,20 +241,16 @@ const machine = sessionSetup.createMachine({
             },
             gathering: {
               on: {
-                "call.arrived": { actions: { type: "takeCall", params: ({ event }) => event } },
+                "phase.sealed": { target: "sealed" },
                 stop: {
                   target: "draining",
                   actions: { type: "noteStopped", params: ({ event }) => event },
                 },
               },
-              always: { guard: "noPhaseOpen", target: "sealed" },
             },
             sealed: {
               on: {
-                "call.arrived": {
-                  target: "gathering",
-                  actions: { type: "takeCall", params: ({ event }) => event },
-                },
+                "phase.opened": { target: "gathering", actions: "countOpened" },
                 stop: {
                   target: "draining",
                   actions: { type: "noteStopped", params: ({ event }) => event },
