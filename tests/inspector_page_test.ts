@@ -18,6 +18,7 @@ import { BROWSER_IGNORED_NOTE, IGNORE_BROWSER_TESTS, launchChromium } from "./_c
 import { InspectionReplay } from "../src/inspector/inspection_replay.ts";
 import { serveInspector } from "../src/inspector/inspector_server.ts";
 import { upstreamConnectionMachine } from "../src/service/upstream/upstream_connection_machine.ts";
+import { SPILLWAY_MACHINES } from "../src/inspector/machines_markdown.ts";
 import { recordRun } from "./_recorded_run.ts";
 import { recordServe } from "./_recorded_serve.ts";
 
@@ -179,6 +180,21 @@ async function replays(browser: Browser): Promise<void> {
     await page.click('#calls tr[data-call="call_3"]');
     const screenshot = Deno.env.get("SPILLWAY_SCREENSHOT");
     if (screenshot !== undefined) await page.screenshot({ path: screenshot });
+
+    // Every machine is listed by name, and drawn when picked: the session's states, the parked call's.
+    assert.deepEqual(await texts(page, "#machine-tabs .tab"), Object.keys(SPILLWAY_MACHINES));
+    for (
+      const [name, state] of [["session", "open_calls_gathering"], ["parkedCall", "acknowledged"]]
+    ) {
+      await page.click(`#machine-tabs .tab[data-machine="${name}"]`);
+      await page.waitForSelector(`#machine-diagram svg#diagram-machine-${name}`);
+      assert.equal(await page.textContent("#machine-tabs .tab.shown"), name);
+      const drawn = await page.$$eval(
+        "#machine-diagram g.node",
+        (nodes) => nodes.map((node) => node.getAttribute("data-id") ?? node.id),
+      );
+      assert.ok(drawn.some((id) => id.includes(state)), `${name}: ${drawn.join(", ")}`);
+    }
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

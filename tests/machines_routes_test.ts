@@ -533,6 +533,8 @@ Deno.test("upstreamConnection in the background: a failed start waits out its ba
     assert.doesNotMatch(path, /stopping → idle/, path);
     assert.doesNotMatch(path, /lost → closed/, path);
   }
+});
+
 Deno.test("a parked call ends released, parked and acknowledged on the way, or at once on a fault", () => {
   const events = (snapshot: AnyMachineSnapshot): EventObject[] =>
     ["park", "cancel", "fault", "acknowledge", "deliver"]

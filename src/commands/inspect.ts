@@ -30,7 +30,7 @@ export const inspectCommand: Command = {
   name: "inspect",
   summary: "print the state machines as Mermaid diagrams (or JSON)",
   usage:
-    "spillway inspect [--format mermaid|json] [turn|phase|toolCall|commit|upstreamConnection]...\n" +
+    `spillway inspect [--format mermaid|json] [${Object.keys(SPILLWAY_MACHINES).join("|")}]...\n` +
     "       spillway inspect --serve [--port N] [FILE]",
   description: `Prints each machine (all of them unless some are named) as a Mermaid
 stateDiagram-v2, drawn from the machine definitions themselves: these are
@@ -38,8 +38,9 @@ the machines that run. Several machines come as Markdown, one fenced
 mermaid block each (docs/machines.md is this output); one machine named
 comes as its diagram alone. A machine that a state invokes is drawn inside
 that state: the turn runs the phase in toolPhase, the phase runs the
-commit in committing. upstreamConnection is the life of the connection to
-each upstream MCP server. Edge labels name the event and, in brackets, the
+commit in committing, a spillway serve session runs the phase in
+committing. upstreamConnection is the life of the connection to each
+upstream MCP server. Edge labels name the event and, in brackets, the
 guard. With --format json (or --json), prints XState's resolved node trees
 instead (one JSON object keyed by machine).
 

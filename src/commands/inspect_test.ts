@@ -11,10 +11,10 @@ Deno.test("inspect prints every machine as Markdown, one mermaid block each, in 
     .map((match) => match[1]);
   assert.deepEqual(
     headings,
-    ["turn", "phase", "toolCall", "commit", "upstreamConnection"],
+    ["turn", "phase", "toolCall", "commit", "session", "parkedCall", "upstreamConnection"],
     "exactly the machines that run",
   );
-  assert.equal(out.match(/^```$/gm)?.length, 5, "every block is closed");
+  assert.equal(out.match(/^```$/gm)?.length, 7, "every block is closed");
   for (
     const edge of [
       "reviewSlot --> barrierAcknowledge : always",
@@ -25,6 +25,10 @@ Deno.test("inspect prints every machine as Markdown, one mermaid block each, in 
       "execute_running --> resultPrompt : done [wasParked]",
       "starting --> stopping : after startupTimeout",
       "restarting --> starting : after restartBackoff",
+      "open_calls_idle --> open_calls_gathering : phase.opened",
+      "open_calls_idle_timing --> closing : after idleTimeout",
+      "open_commits_committing_committing_flushing --> open_commits_committing_committing_releasing : done",
+      "running --> parked : park",
     ]
   ) {
     assert.ok(out.includes(edge), edge);
@@ -60,7 +64,7 @@ Deno.test("inspect refuses an unknown machine, an unknown format, and --json aga
   const cases: [string[], string][] = [
     [
       ["nope"],
-      'unknown machine "nope" (expected one of: turn, phase, toolCall, commit, upstreamConnection)',
+      'unknown machine "nope" (expected one of: turn, phase, toolCall, commit, session, parkedCall, upstreamConnection)',
     ],
     [["--format", "svg"], '--format "svg" is not accepted (expected mermaid or json)'],
     [["--json", "--format", "mermaid"], "--json contradicts --format mermaid: give one of them"],

@@ -11,7 +11,7 @@
  */
 
 import { reasonText } from "../errors/reason_text.ts";
-import { machineMermaid } from "./machines_markdown.ts";
+import { machineMermaid, SPILLWAY_MACHINES } from "./machines_markdown.ts";
 import { FileTail } from "./file_tail.ts";
 import { InspectionReplay } from "./inspection_replay.ts";
 import type { InspectorView } from "./inspector_view.ts";
@@ -143,6 +143,10 @@ async function respond(request: Request, follower: Follower, port: number): Prom
           turn: machineMermaid("turn"),
           toolCall: machineMermaid("toolCall", "LR"),
           upstreamConnection: machineMermaid("upstreamConnection", "LR"),
+          // Every machine, for the page's list of them.
+          machines: Object.fromEntries(
+            Object.keys(SPILLWAY_MACHINES).map((name) => [name, machineMermaid(name)]),
+          ),
         }),
         TYPES.json,
       );

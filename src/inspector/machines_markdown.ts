@@ -8,22 +8,28 @@
  */
 
 import type { AnyStateMachine } from "xstate";
+import { sessionMachine } from "../gateway/session_machine.ts";
 import { commitMachine } from "../machines/commit_machine.ts";
 import { phaseMachine } from "../machines/phase_machine.ts";
 import { toolCallMachine } from "../machines/tool_call_machine.ts";
 import { turnMachine } from "../machines/turn_machine.ts";
+import { parkedCallMachine } from "../service/parked_call_machine.ts";
 import { upstreamConnectionMachine } from "../service/upstream/upstream_connection_machine.ts";
 import { machineToMermaid } from "./machine_diagram.ts";
 
 /**
  * The machines that run, exactly these, each from its one definition: a
- * turn's, outermost first, then the connection to each upstream server.
+ * turn's, outermost first; `spillway serve`'s session, which runs phases
+ * too; the parked call inside the execution service; then the connection
+ * to each upstream server.
  */
 export const SPILLWAY_MACHINES: Readonly<Record<string, AnyStateMachine>> = {
   turn: turnMachine,
   phase: phaseMachine,
   toolCall: toolCallMachine,
   commit: commitMachine,
+  session: sessionMachine,
+  parkedCall: parkedCallMachine,
   upstreamConnection: upstreamConnectionMachine,
 };
 
@@ -45,15 +51,18 @@ export function machineMermaid(name: string, direction?: "TB" | "LR"): string {
 // Wrapped as `deno fmt` wraps Markdown prose (100 columns): docs/machines.md is this text.
 const PREFACE = `# The machines
 
-Drawn by \`spillway inspect\` from the machine definitions in \`src/machines/\` (and the upstream
+Drawn by \`spillway inspect\` from the machine definitions (\`src/machines/\`,
+\`src/gateway/session_machine.ts\`, \`src/service/parked_call_machine.ts\`, and the upstream
 connection's in \`src/service/upstream/\`): these are the machines that run, and their state names are
 the ones \`--inspect FILE\` and the inspector page show. A machine that a state invokes is drawn
-inside that state: the turn runs the phase in \`toolPhase\`, and the phase runs the commit in
-\`committing\`. The phase spawns one \`toolCall\` actor for each call a person is asked about (its entry
-action \`spawnToolCalls\`); every other call takes the same route without an actor of its own. Each
-upstream server (\`providers.mcp.<name>\`) has an \`upstreamConnection\` actor of its own. An edge names
-its event (\`done\` and \`error\`: what the state invoked settled; \`always\`: no event, taken as soon as
-its guard holds; \`after\`: a delay passed) and, in brackets, its guard.
+inside that state: the turn runs the phase in \`toolPhase\`, the phase runs the commit in
+\`committing\`, and a \`spillway serve\` session runs the phase in \`committing\` too. The phase spawns
+one \`toolCall\` actor for each call a person is asked about (its entry action \`spawnToolCalls\`);
+every other call takes the same route without an actor of its own. Inside the execution service each
+call follows the \`parkedCall\` chart, with no actor either: the service steps a plain value through
+it. Each upstream server (\`providers.mcp.<name>\`) has an \`upstreamConnection\` actor of its own. An
+edge names its event (\`done\` and \`error\`: what the state invoked settled; \`always\`: no event, taken
+as soon as its guard holds; \`after\`: a delay passed) and, in brackets, its guard.
 `;
 
 /**

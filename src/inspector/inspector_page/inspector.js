@@ -1,7 +1,7 @@
 // The inspector page: draws the turn, toolCall and upstreamConnection machines with Mermaid (its
 // own bundle, served by spillway), asks the server for the view at a step and
 // shows it: the lit states, each call's state and sizes, the batch budget, the
-// notices. While it follows the last step it asks again every second, so a
+// notices. Below, every machine spillway runs, one at a time, by name. While it follows the last step it asks again every second, so a
 // file that a running query still writes is followed as it grows.
 
 const POLL_MS = 1000;
@@ -50,6 +50,7 @@ async function start() {
   await draw("turn", diagrams.turn, $("#turn-diagram"));
   await draw("toolCall", diagrams.toolCall, $("#call-diagram"), true);
   await draw("upstreamConnection", diagrams.upstreamConnection, $("#connection-diagram"), true);
+  await listMachines(diagrams.machines);
   wireControls();
   await refresh();
   setInterval(() => {
@@ -67,6 +68,26 @@ async function draw(name, source, element, natural = false) {
     drawn.style.maxWidth = "none";
     drawn.style.width = `${Math.round(drawn.viewBox.baseVal.width * NATURAL_SCALE)}px`;
   }
+}
+
+/** A tab per machine; the picked one is drawn below them. */
+async function listMachines(machines) {
+  const names = Object.keys(machines);
+  const pick = async (name) => {
+    for (const tab of $("#machine-tabs").children) {
+      tab.className = tab.dataset.machine === name ? "tab shown" : "tab";
+    }
+    await draw(`machine-${name}`, machines[name], $("#machine-diagram"));
+  };
+  $("#machine-tabs").replaceChildren(...names.map((name) => {
+    const tab = document.createElement("button");
+    tab.textContent = name;
+    tab.dataset.machine = name;
+    tab.className = "tab";
+    tab.onclick = () => pick(name).catch(showError);
+    return tab;
+  }));
+  if (names.length > 0) await pick(names[0]);
 }
 
 async function refresh() {
