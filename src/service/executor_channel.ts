@@ -5,9 +5,10 @@
  * connection and nothing else. Four notifications, all under spillway's own
  * `notifications/spillway/` prefix:
  *
- * - `parked` (service → executor): a call of this connection parked, and
- *   how it ended (its `ExecutionOutcome`; over the in-memory link the object
- *   itself, not a copy);
+ * - `parked` (service → executor): calls of this connection parked, and
+ *   how each ended (its `ExecutionOutcome`; over the in-memory link the
+ *   object itself, not a copy), every one that parked in the same tick in
+ *   one message;
  * - `cancel` (executor → service): the Host cancelled a call (it still
  *   parks, as `cancelled`);
  * - `forget` (executor → service): a call the executor cancelled never
@@ -37,6 +38,9 @@ export const CHANNEL_METHODS = {
   forget: "notifications/spillway/forget",
   acknowledge: "notifications/spillway/acknowledge",
 } as const;
+
+/** One parked call as `parked` carries it: `[callId, outcome]`. */
+export type ChannelParked = readonly [callId: string, outcome: ExecutionOutcome];
 
 /** One acknowledgement as `acknowledge` carries it: `[callId, ack]`. */
 export type ChannelAcknowledgement = readonly [callId: string, ack: Acknowledgement];
@@ -83,19 +87,22 @@ function isAcknowledgement(value: unknown): value is Acknowledgement {
   }
 }
 
-function isAcknowledgements(value: unknown): value is readonly ChannelAcknowledgement[] {
+/** Whether `value` is a list of `[callId, payload]` pairs whose payloads pass `isPayload`. */
+function isPairs<T>(value: unknown, isPayload: (payload: unknown) => payload is T): boolean {
   if (!Array.isArray(value)) return false;
   for (const entry of value) {
     if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== "string") return false;
-    if (!isAcknowledgement(entry[1])) return false;
+    if (!isPayload(entry[1])) return false;
   }
   return true;
 }
 
-/** `notifications/spillway/parked`: `{ callId, outcome }`. */
+/** `notifications/spillway/parked`: `{ parked: [[callId, outcome], …] }`. */
 export const ParkedNotificationSchema = z.object({
   method: z.literal(CHANNEL_METHODS.parked),
-  params: z.object({ callId: z.string(), outcome: z.custom<ExecutionOutcome>(isOutcome) }),
+  params: z.object({
+    parked: z.custom<readonly ChannelParked[]>((value) => isPairs(value, isOutcome)),
+  }),
 });
 
 /** `notifications/spillway/cancel`: `{ callId, reason }`. */
@@ -114,6 +121,8 @@ export const ForgetNotificationSchema = z.object({
 export const AcknowledgeNotificationSchema = z.object({
   method: z.literal(CHANNEL_METHODS.acknowledge),
   params: z.object({
-    acknowledgements: z.custom<readonly ChannelAcknowledgement[]>(isAcknowledgements),
+    acknowledgements: z.custom<readonly ChannelAcknowledgement[]>((value) =>
+      isPairs(value, isAcknowledgement)
+    ),
   }),
 });

@@ -110,7 +110,7 @@ export class McpExecutor implements Executor {
     );
     const executor = new McpExecutor(client);
     client.setNotificationHandler(ParkedNotificationSchema, ({ params }) => {
-      executor.#waiting.get(params.callId)?.parked(params.outcome);
+      for (const [callId, outcome] of params.parked) executor.#waiting.get(callId)?.parked(outcome);
     });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => executor.#list());
     await client.connect(clientTransport);

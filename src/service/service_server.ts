@@ -20,6 +20,7 @@ import {
   CancelNotificationSchema,
   CHANNEL_CAPABILITY,
   CHANNEL_METHODS,
+  type ChannelParked,
   ForgetNotificationSchema,
   speaksChannel,
 } from "./executor_channel.ts";
@@ -50,11 +51,22 @@ export function createServiceServer(options: ServiceServerOptions): Server {
     capabilities: { tools: { listChanged: true }, ...CHANNEL_CAPABILITY },
   });
   const speaks = () => speaksChannel(server.getClientCapabilities());
-  // One channel per connection, not one per call: the lot keeps it with each call.
+  // One channel per connection, not one per call: the lot keeps it with each call. The calls
+  // that park in the same tick (a slice of a batch parks together) go as one message: the SDK
+  // pays for every message it handles, several schema checks each.
+  let parked: ChannelParked[] = [];
+  const tellParked = () => {
+    const params = { parked };
+    parked = [];
+    server.notification({ method: CHANNEL_METHODS.parked, params })
+      .catch((error) =>
+        log.warn("could not tell the executor its calls parked: {error}", { error })
+      );
+  };
   const channel: ParkChannel = {
     parked: ({ callId, outcome }) => {
-      server.notification({ method: CHANNEL_METHODS.parked, params: { callId, outcome } })
-        .catch((error) => log.warn("could not tell {callId} parked: {error}", { callId, error }));
+      parked.push([callId, outcome]);
+      if (parked.length === 1) queueMicrotask(tellParked);
     },
   };
   // Low-level handlers: sources hand us JSON Schemas, not zod shapes.
