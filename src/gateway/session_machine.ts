@@ -32,53 +32,14 @@
  * @module
  */
 
-import { getLogger } from "@logtape/logtape";
 import { assign, fromPromise, setup } from "xstate";
-import { reasonText } from "../errors/reason_text.ts";
-import { type PhaseInput, phaseMachine, type PhaseOutput } from "../machines/phase_machine.ts";
-import type { Prompter } from "../machines/prompter.ts";
-import { notRecordedMessage } from "../machines/synthesized_reviews.ts";
-import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
-import type { ExecutionService } from "../service/execution_service.ts";
-import type { ToolCallRequestEvent } from "../stream/events.ts";
+import { phaseMachine, type PhaseOutput } from "../machines/phase_machine.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
-import { requestsFirst } from "./_requests_first.ts";
-import type { PhaseEvent, ReadyCall } from "./_session_phases.ts";
+import { batchPhaseInput, failBatch, reportFailedCommit } from "./_session_batch.ts";
+import type { ReadyCall } from "./_session_phases.ts";
+import type { SessionEnd, SessionEvent, SessionInput } from "./session_input.ts";
 
-/** What a `session` actor is started with. */
-export interface SessionInput {
-  /** The client session id (as the service tags its calls). */
-  readonly session: string;
-  /** Where the session's calls run: `stop` cancels the running ones there. */
-  readonly service: ExecutionService;
-  /** Where the conversation is recorded. */
-  readonly store: StreamStore;
-  /** The conversation this session records into (opened before its first commit). */
-  readonly conversationId: string;
-  /** Each tool's policy, with the client ceiling already applied. */
-  readonly policyFor: PolicyFor;
-  /** Asks a person under `ask`/`edit`. */
-  readonly prompter: Prompter;
-  /** Prints the notices of cut responses. */
-  readonly noticeSink: NoticeSink;
-  /** The names of the tools the client is offered (listed in the answer to an unknown one). */
-  readonly available: () => readonly string[];
-  /** Aborted on `stop`: interrupts a person reviewing a result. */
-  readonly interrupt: AbortController;
-  /** How long the session may sit idle before it closes itself, in ms. Default: forever. */
-  readonly idleTimeoutMs?: number;
-}
-
-/** The events a `session` actor takes from its host: its phases', and `stop`. */
-export type SessionEvent =
-  | PhaseEvent
-  /** Wind the session down: refuse new calls, cancel the running ones, then close. */
-  | { readonly type: "stop"; readonly reason: string };
-
-/** How a session ended: it went idle, or it was stopped (`reason` as given). */
-export type SessionEnd =
-  | { readonly reason: "idle" }
-  | { readonly reason: "stopped"; readonly message: string };
+export type { SessionEnd, SessionEvent, SessionInput } from "./session_input.ts";
 
 interface SessionContext {
   readonly input: SessionInput;
@@ -95,39 +56,10 @@ interface SessionContext {
   readonly wentIdle: boolean;
 }
 
-const log = getLogger(["spillway", "gateway"]);
-
 /** Whether nothing of the session is in flight: no call runs, nothing waits for or is in a commit. */
 function nothingInFlight(context: SessionContext): boolean {
   return context.gathering === 0 && context.complete.length === 0 &&
     context.committing === undefined;
-}
-
-/** The `phase` a committing batch runs: its calls joined, recorded after their requests. */
-function phaseInputOf(context: SessionContext): PhaseInput {
-  const { input, stream } = context;
-  if (stream === undefined) throw new TypeError("a session commits only once its stream is open");
-  const batch = context.committing ?? [];
-  const requests = batch.map(({ call }): ToolCallRequestEvent => ({
-    type: "tool_call_request",
-    id: call.id,
-    name: call.name,
-    arguments: call.arguments,
-  }));
-  return {
-    calls: [],
-    joined: batch.map(({ call, handle, unavailable }) => ({
-      call,
-      handle,
-      ...(unavailable ? { unavailable } : {}),
-    })),
-    policyFor: input.policyFor,
-    available: input.available(),
-    prompter: input.prompter,
-    stream: requestsFirst(stream, requests),
-    noticeSink: input.noticeSink,
-    signal: input.interrupt.signal,
-  };
 }
 
 const sessionSetup = setup({
@@ -171,23 +103,10 @@ const sessionSetup = setup({
     keepStream: assign((_, stream: ConversationStream) => ({ stream })),
     endCommit: assign({ committing: undefined }),
     failCommit: ({ context }, params: { error: unknown }) => {
-      // The phase could not run (a bug), or the stream would not open: nothing
-      // of the batch is recorded, so no call is released with content.
-      const reason = reasonText(params.error);
-      log.error("committing calls of session {session} failed: {error}", {
-        session: context.input.session,
-        error: params.error,
-      });
-      for (const { call, handle } of context.committing ?? []) {
-        handle.fail(notRecordedMessage(call.id, reason));
-      }
+      failBatch(context.committing ?? [], context.input.session, params.error);
     },
-    reportCommitFailure: ({ context }, output: PhaseOutput) => {
-      log.error("session {session}: {error}", {
-        session: context.input.session,
-        error: output.error?.message,
-      });
-    },
+    reportCommitFailure: ({ context }, output: PhaseOutput) =>
+      reportFailedCommit(context.input.session, output),
     noteStopped: assign((_, params: { reason: string }) => ({ stopped: params.reason })),
     noteIdle: assign({ wentIdle: true }),
     cancelRunningCalls: ({ context }) => {
@@ -298,7 +217,8 @@ const machine = sessionSetup.createMachine({
               invoke: {
                 id: "phase",
                 src: "phase",
-                input: ({ context }) => phaseInputOf(context),
+                input: ({ context }) =>
+                  batchPhaseInput(context.committing ?? [], context.stream, context.input),
                 onDone: [
                   {
                     guard: { type: "commitFailed", params: ({ event }) => event.output },

@@ -1,7 +1,7 @@
 /**
  * The execution service's parking lot: every call from its arrival to its
  * caller's result, each kept as a value of its state in the `parkedCall`
- * chart (`parked_call_machine.ts`), carrying exactly what that state needs:
+ * chart (`parked_call_machine.ts`; the union is `_lot_call.ts`), carrying exactly what that state needs:
  * a running call its source call's abort controller, a parked call the
  * `ParkedCall` the Host sees and how its source call ended, an acknowledged
  * call the Host's decision. Around them: who waits for a call to park,
@@ -23,30 +23,7 @@ import {
   type ParkedCallState,
 } from "./parked_call_machine.ts";
 import type { SourceCallEnd } from "./source_call.ts";
-
-/** `running`: its source works on it. */
-interface RunningCall extends CallerSide {
-  readonly state: "running";
-  readonly controller: AbortController;
-}
-
-/** `parked`: on its barrier, waiting for the Host. */
-interface ParkedLotCall extends CallerSide {
-  readonly state: "parked";
-  readonly parked: ParkedCall;
-  readonly end: SourceCallEnd;
-}
-
-/** `acknowledged`: the Host decided; its delivery slice has not come yet. */
-interface AcknowledgedCall extends CallerSide {
-  readonly state: "acknowledged";
-  readonly callId: string;
-  readonly end: SourceCallEnd;
-  readonly ack: Acknowledgement;
-}
-
-/** A call in the lot (a `released` one has left it). */
-type LotCall = RunningCall | ParkedLotCall | AcknowledgedCall;
+import type { AcknowledgedCall, LotCall, ParkedLotCall } from "./_lot_call.ts";
 
 /** What every call still in the lot when the service closes is told. */
 const CLOSED = "runtime closed";

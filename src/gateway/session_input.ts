@@ -1,0 +1,47 @@
+/**
+ * What a `session` actor (`session_machine.ts`) is started with, the events
+ * it takes from its host, and what it ends with.
+ *
+ * @module
+ */
+
+import type { Prompter } from "../machines/prompter.ts";
+import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
+import type { ExecutionService } from "../service/execution_service.ts";
+import type { StreamStore } from "../stream/stream_store.ts";
+import type { PhaseEvent } from "./_session_phases.ts";
+
+/** What a `session` actor is started with. */
+export interface SessionInput {
+  /** The client session id (as the service tags its calls). */
+  readonly session: string;
+  /** Where the session's calls run: `stop` cancels the running ones there. */
+  readonly service: ExecutionService;
+  /** Where the conversation is recorded. */
+  readonly store: StreamStore;
+  /** The conversation this session records into (opened before its first commit). */
+  readonly conversationId: string;
+  /** Each tool's policy, with the client ceiling already applied. */
+  readonly policyFor: PolicyFor;
+  /** Asks a person under `ask`/`edit`. */
+  readonly prompter: Prompter;
+  /** Prints the notices of cut responses. */
+  readonly noticeSink: NoticeSink;
+  /** The names of the tools the client is offered (listed in the answer to an unknown one). */
+  readonly available: () => readonly string[];
+  /** Aborted on `stop`: interrupts a person reviewing a result. */
+  readonly interrupt: AbortController;
+  /** How long the session may sit idle before it closes itself, in ms. Default: forever. */
+  readonly idleTimeoutMs?: number;
+}
+
+/** The events a `session` actor takes from its host: its phases', and `stop`. */
+export type SessionEvent =
+  | PhaseEvent
+  /** Wind the session down: refuse new calls, cancel the running ones, then close. */
+  | { readonly type: "stop"; readonly reason: string };
+
+/** How a session ended: it went idle, or it was stopped (`reason` as given). */
+export type SessionEnd =
+  | { readonly reason: "idle" }
+  | { readonly reason: "stopped"; readonly message: string };
