@@ -143,8 +143,12 @@ globalThis.addEventListener("unload", () => {
 
 const isRoot = Deno.uid() === 0;
 
-/** Runs PostgreSQL's programs as `postgres` when we are root: it refuses root. */
-function asPostgres(): { uid?: number; gid?: number } {
+/**
+ * Runs PostgreSQL's programs as `postgres` when we are root: it refuses root.
+ * They run in `/`, since `postgres` may not enter the folder the tests run
+ * in (a clone under a private temporary folder): the spawn itself fails then.
+ */
+function asPostgres(): { uid?: number; gid?: number; cwd?: string } {
   if (!isRoot) return {};
   const ids = (flag: string) =>
     Number(
@@ -152,7 +156,7 @@ function asPostgres(): { uid?: number; gid?: number } {
         new Deno.Command("id", { args: [flag, "postgres"], stdout: "piped" }).outputSync().stdout,
       ).trim(),
     );
-  return { uid: ids("-u"), gid: ids("-g") };
+  return { uid: ids("-u"), gid: ids("-g"), cwd: "/" };
 }
 
 async function run(bin: string, program: string, args: string[]): Promise<void> {
