@@ -148,7 +148,8 @@ Deno.test("spendBatchBudget() with json and text strategies mixed: fits, each cu
             : SizeThreshold.parse(threshold);
           return capReview(review(`tool${i}`, text, `c${i}`), limit, { truncation }).review;
         });
-        const budget = 1024 * 1024;
+        // Half the real ceiling: most batches of these sizes go over it, so most runs cut.
+        const budget = 512 * 1024;
         const { reviews, notices } = spendBatchBudget(batch, budget);
         const spent = reviews.reduce((sum, r) => sum + bytesOf(r.response.content), 0);
         assert.ok(spent <= budget, `${spent} > ${budget}`);
