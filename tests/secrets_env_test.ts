@@ -1,6 +1,6 @@
 /**
- * spillway's secrets never reach the processes it starts. The serve token
- * and the model API keys (and any other variable of spillway's own
+ * spillway's secrets never reach the processes it starts. The serve tokens
+ * (the default client's, and a `[serve.tokens.NAME]` client's) and the model API keys (and any other variable of spillway's own
  * environment) are absent from the environment of a local tool and of a
  * stdio upstream server, under `serve --http`, `serve --stdio` and `query`
  * alike; a variable named in the tool's or the server's `pass_env` is
@@ -23,6 +23,7 @@ const TOKEN = "serve-token-0123456789abcdef";
 /** What spillway runs with: its secrets, one private variable of the user's, one to pass by name. */
 const SPILLWAY_ENV = {
   SPILLWAY_SERVE_TOKEN: TOKEN,
+  ALICE_TOKEN: "alice-token-0123456789abcdef",
   OPENAI_API_KEY: "sk-openai-secret-value",
   MY_ANTHROPIC_KEY: "sk-ant-secret-value",
   USERS_OWN_SECRET: "aws-like-secret-value",
@@ -35,6 +36,9 @@ command = ${JSON.stringify(Deno.execPath())}
 arguments = ${JSON.stringify(["run", "--quiet", "--allow-env", ENV_UPSTREAM, tool])}`;
 
 const CONFIG = `
+[serve.tokens.alice]
+env = "ALICE_TOKEN"
+
 [providers.llm.anthropic]
 api_key_env = "MY_ANTHROPIC_KEY"
 

@@ -303,21 +303,23 @@ function modelSection(
 
 /**
  * `[serve]`, when any of it is set (most configurations never serve). Like
- * the model's key, only whether the token variable is set is shown.
+ * the model's key, only whether each token variable is set is shown: the
+ * default client's and every `[serve.tokens.NAME]` client's.
  */
 function serveSection(
   config: SpillwayConfig,
   env: Readonly<Record<string, string | undefined>>,
   shorten: (path: string) => string,
 ): string[] {
-  const { clientCeiling, clientCeilings, tokenEnv, allowedOrigins, maxRequestSize } = config
-    .serve();
+  const { clientCeiling, clientCeilings, tokenEnv, tokens, allowedOrigins, maxRequestSize } =
+    config.serve();
   const settings = [
     clientCeiling,
     tokenEnv,
     allowedOrigins,
     maxRequestSize,
     ...clientCeilings.values(),
+    ...tokens.values(),
   ];
   if (settings.every((setting) => setting === undefined || setting.origin === "default")) return [];
   const from = (origin: string) =>
@@ -335,12 +337,20 @@ function serveSection(
       from(ceiling.origin),
     ]);
   }
-  const set = (env[tokenEnv.value] ?? "") !== "";
+  const set = (variable: string) => (env[variable] ?? "") !== "" ? "set" : "not set";
   rows.push([
     "serve.token_env",
-    `${tokenEnv.value} (${set ? "set" : "not set"})`,
+    `${tokenEnv.value} (${set(tokenEnv.value)})`,
     from(tokenEnv.origin),
   ]);
+  // Each client's own token: which variable holds it, and whether it is set (never its value).
+  for (const [client, variable] of tokens) {
+    rows.push([
+      `serve.tokens.${client}.env`,
+      `${variable.value} (${set(variable.value)})`,
+      from(variable.origin),
+    ]);
+  }
   rows.push([
     "serve.allowed_origins",
     allowedOrigins.value.length === 0 ? "none" : allowedOrigins.value.join(", "),

@@ -147,12 +147,13 @@ function defaultsLayer(): ConfigLayer {
 /** `[serve]`, its defaults applied. */
 function serveConfig(merged: ConfigLayer): ServeConfig {
   const byDefault = <T>(value: T): ConfigValue<T> => ({ value, origin: "default", at: "default" });
-  const { client_ceiling, client_ceilings, token_env, allowed_origins, max_request_size } =
+  const { client_ceiling, client_ceilings, token_env, tokens, allowed_origins, max_request_size } =
     merged.serve;
   return {
     ...(client_ceiling === undefined ? {} : { clientCeiling: client_ceiling }),
     clientCeilings: client_ceilings ?? new Map(),
     tokenEnv: token_env ?? byDefault(DEFAULT_SERVE_TOKEN_ENV),
+    tokens: tokens ?? new Map(),
     allowedOrigins: allowed_origins ?? byDefault([]),
     maxRequestSize: max_request_size ?? byDefault(ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE)),
   };

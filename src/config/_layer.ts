@@ -46,6 +46,8 @@ export interface ServeSettings {
   /** By client name; layers merge entry by entry. */
   client_ceilings?: Map<string, ConfigValue<ByteSize>>;
   token_env?: ConfigValue<string>;
+  /** `[serve.tokens.NAME] env`, by client name; layers merge entry by entry. */
+  tokens?: Map<string, ConfigValue<string>>;
   allowed_origins?: ConfigValue<readonly string[]>;
   max_request_size?: ConfigValue<ByteSize>;
 }
@@ -111,10 +113,13 @@ export function mergeLayers(layers: readonly ConfigLayer[]): ConfigLayer {
     for (const [name, settings] of layer.llm) {
       merged.llm.set(name, Object.assign(merged.llm.get(name) ?? {}, definedOnly(settings)));
     }
-    const { client_ceilings: ceilings, ...serve } = layer.serve;
+    const { client_ceilings: ceilings, tokens, ...serve } = layer.serve;
     Object.assign(merged.serve, definedOnly(serve));
     if (ceilings !== undefined) {
       merged.serve.client_ceilings = new Map([...merged.serve.client_ceilings ?? [], ...ceilings]);
+    }
+    if (tokens !== undefined) {
+      merged.serve.tokens = new Map([...merged.serve.tokens ?? [], ...tokens]);
     }
     Object.assign(merged.store, definedOnly(layer.store));
     for (const key of layer.invalid) merged.invalid.add(key);

@@ -5,7 +5,9 @@
  * `client_ceilings` sets the ceiling of the sessions of one client, by the
  * name it announces in `initialize` (adding to or overriding the clients
  * spillway knows);
- * `token_env` names the environment variable holding the HTTP bearer token;
+ * `token_env` names the environment variable holding the HTTP bearer token
+ * of the default client, `[serve.tokens.NAME] env` the one holding client
+ * NAME's own;
  * `allowed_origins` lists the web origins, besides loopback ones, whose
  * pages may call the gateway; `max_request_size` bounds what a client may
  * POST. The token itself is refused by name: a secret never goes in a
@@ -19,13 +21,14 @@ import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import { assignment, isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import { envName } from "./_validate_llm_provider.ts";
-import { MIN_MAX_REQUEST_SIZE_BYTES } from "./serve_config.ts";
+import { CLIENT_NAME, DEFAULT_CLIENT, MIN_MAX_REQUEST_SIZE_BYTES } from "./serve_config.ts";
 
 /** Keys of `[serve]`, in the order messages list them. */
 export const SERVE_KEYS = [
   "client_ceiling",
   "client_ceilings",
   "token_env",
+  "tokens",
   "allowed_origins",
   "max_request_size",
 ] as const;
@@ -49,6 +52,8 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
       clientCeilings(ctx, path, item);
     } else if (key === "token_env") {
       put(settings, "token_env", envName(ctx, path, item, "SPILLWAY_SERVE_TOKEN"));
+    } else if (key === "tokens") {
+      clientTokens(ctx, path, item);
     } else if (key === "allowed_origins") {
       put(settings, "allowed_origins", origins(ctx, path, item));
     } else if (key === "max_request_size") {
@@ -62,6 +67,71 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
       );
     } else {
       ctx.unknownKey(path, SERVE_KEYS);
+    }
+  }
+}
+
+/**
+ * `[serve.tokens.NAME]`: client NAME's token is read from the variable its
+ * `env` names. The token itself is refused by name, as `serve.token` is.
+ */
+function clientTokens(ctx: LayerContext, path: string[], value: unknown): void {
+  const example = '[serve.tokens.alice] with env = "ALICE_TOKEN"';
+  if (!isTable(value)) {
+    ctx.wrongType(path, value, `a table of clients, e.g. ${example}`);
+    return;
+  }
+  const tokens = ctx.layer.serve.tokens ??= new Map();
+  for (const [name, entry] of Object.entries(value)) {
+    const at = [...path, name];
+    if (!CLIENT_NAME.test(name)) {
+      ctx.fail(
+        at,
+        `${formatKeyPath(at)} is not a client name: use 1–64 characters from A–Z a–z 0–9 _ - ` +
+          "(it names the client in conversations, notices and folders)",
+      );
+      continue;
+    }
+    if (name === DEFAULT_CLIENT) {
+      ctx.fail(
+        at,
+        `${formatKeyPath(at)}: "${DEFAULT_CLIENT}" is the client whose token ` +
+          `${formatKeyPath(["serve", "token_env"])} names; give this client another name`,
+      );
+      continue;
+    }
+    if (!isTable(entry)) {
+      ctx.wrongType(at, entry, 'a table with env = "VARIABLE", e.g. env = "ALICE_TOKEN"');
+      continue;
+    }
+    let env: ReturnType<typeof envName>;
+    let rejected = false;
+    for (const [key, item] of Object.entries(entry)) {
+      const keyPath = [...at, key];
+      if (key === "env") {
+        env = envName(ctx, keyPath, item, "ALICE_TOKEN");
+        rejected ||= env === undefined;
+      } else if (key === "token") {
+        rejected = true;
+        // Do not quote the value: it is the secret.
+        ctx.fail(
+          keyPath,
+          `${formatKeyPath(keyPath)} is not read: a token never goes in a config file; put it ` +
+            `in an environment variable and name that variable in ${formatKeyPath([...at, "env"])}`,
+        );
+      } else {
+        rejected = true;
+        ctx.unknownKey(keyPath, ["env"]);
+      }
+    }
+    if (env !== undefined) {
+      tokens.set(name, env);
+    } else if (!rejected) {
+      ctx.fail(
+        at,
+        `${formatKeyPath(at)} has no env: name the variable that holds this client's token, ` +
+          'e.g. env = "ALICE_TOKEN"',
+      );
     }
   }
 }

@@ -23,7 +23,8 @@ export interface SecretVariable {
 /**
  * The variables holding spillway's secrets under `config`, each once, in a
  * stable order: the serve token's (`SPILLWAY_SERVE_TOKEN` and whatever
- * `serve.token_env` names), then every model API's key
+ * `serve.token_env` names), every client's own (`serve.tokens.<name>.env`),
+ * then every model API's key
  * (`providers.llm.<name>.api_key_env`, and its default, `OPENAI_API_KEY`
  * and `ANTHROPIC_API_KEY`, even when another variable is named: their
  * names say what they hold).
@@ -33,10 +34,13 @@ export interface SecretVariable {
  * import assert from "node:assert/strict";
  * import { parseConfig } from "./parse_config.ts";
  * import { secretVariables } from "./secret_variables.ts";
- * const config = parseConfig('[serve]\ntoken_env = "GATEWAY_TOKEN"\n');
+ * const config = parseConfig(
+ *   '[serve]\ntoken_env = "GATEWAY_TOKEN"\n[serve.tokens.alice]\nenv = "ALICE_TOKEN"\n',
+ * );
  * assert.deepEqual(secretVariables(config).map((secret) => secret.name), [
  *   "SPILLWAY_SERVE_TOKEN",
  *   "GATEWAY_TOKEN",
+ *   "ALICE_TOKEN",
  *   "OPENAI_API_KEY",
  *   "ANTHROPIC_API_KEY",
  * ]);
@@ -49,6 +53,7 @@ export function secretVariables(config: SpillwayConfig): SecretVariable[] {
   };
   add(DEFAULT_SERVE_TOKEN_ENV, "serve.token_env (its default)");
   add(config.serve().tokenEnv.value, "serve.token_env");
+  for (const [client, env] of config.serve().tokens) add(env.value, `serve.tokens.${client}.env`);
   for (const provider of LLM_PROVIDERS) {
     add(config.llmProvider(provider).apiKeyEnv, `providers.llm.${provider}.api_key_env`);
     add(DEFAULT_API_KEY_ENVS[provider], `providers.llm.${provider}.api_key_env (its default)`);

@@ -12,6 +12,20 @@ import type { ConfigValue } from "./config_value.ts";
 export const DEFAULT_SERVE_TOKEN_ENV = "SPILLWAY_SERVE_TOKEN";
 
 /**
+ * The name of the client whose token is `serve.token_env`'s (or the one
+ * `serve` generates): every client of a gateway without `[serve.tokens]`,
+ * and the only client of `serve --stdio`.
+ */
+export const DEFAULT_CLIENT = "default";
+
+/**
+ * What a client's name in `[serve.tokens.NAME]` may be: 1–64 characters
+ * from `A–Z a–z 0–9 _ -`. It names the client in conversations, notices and
+ * folders (`<workspace>/owners/NAME`), so it must be a safe file name.
+ */
+export const CLIENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
  * The largest body a client may POST to `spillway serve --http` unless
  * `serve.max_request_size` says otherwise: 4 MiB, the MCP SDK's own limit
  * for requests of a session, now applied to every request.
@@ -31,8 +45,17 @@ export interface ServeConfig {
    * the ceilings spillway knows. Default: none.
    */
   readonly clientCeilings: ReadonlyMap<string, ConfigValue<ByteSize>>;
-  /** `token_env`: the variable holding the bearer token; origin `"default"` when not set. */
+  /**
+   * `token_env`: the variable holding the bearer token of the default client
+   * ({@linkcode DEFAULT_CLIENT}); origin `"default"` when not set.
+   */
   readonly tokenEnv: ConfigValue<string>;
+  /**
+   * `[serve.tokens.NAME] env`: the variable holding client NAME's own
+   * bearer token, by client name, in the order first defined. Default: none
+   * (every client is the default one).
+   */
+  readonly tokens: ReadonlyMap<string, ConfigValue<string>>;
   /** `allowed_origins`: web origins allowed besides loopback ones. Default: none. */
   readonly allowedOrigins: ConfigValue<readonly string[]>;
   /** `max_request_size`: the largest POST body; default {@linkcode DEFAULT_MAX_REQUEST_SIZE}. */

@@ -74,3 +74,31 @@ Deno.test("[serve.client_ceilings] layers entry by entry; --cfg sets one", async
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("[serve.tokens.NAME] names the variable of each client's token, layer by layer", async () => {
+  const tokens = (config: { serve(): { tokens: ReadonlyMap<string, { value: string }> } }) =>
+    [...config.serve().tokens].map(([name, env]) => [name, env.value]);
+  assert.deepEqual(tokens(parseConfig("")), [], "none by default");
+  const dir = await Deno.makeTempDir({ prefix: "spillway_serve_tokens_" });
+  try {
+    await Deno.writeTextFile(
+      join(dir, "a.toml"),
+      `[serve.tokens.alice]\nenv = "ALICE_TOKEN"\n[serve.tokens.bob]\nenv = "BOB_TOKEN"\n`,
+    );
+    await Deno.writeTextFile(join(dir, "b.toml"), `[serve.tokens.bob]\nenv = "BOBS_OTHER"\n`);
+    const config = await loadConfig({
+      env: { XDG_CONFIG_HOME: join(dir, "xdg"), HOME: join(dir, "home") },
+      cwd: dir,
+      workspace: "ws",
+      configFiles: ["a.toml", "b.toml"],
+      cfg: ["serve.tokens.carol.env=CAROL_TOKEN"],
+    });
+    assert.deepEqual(tokens(config), [
+      ["alice", "ALICE_TOKEN"],
+      ["bob", "BOBS_OTHER"],
+      ["carol", "CAROL_TOKEN"],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

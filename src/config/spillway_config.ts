@@ -91,6 +91,7 @@ export class SpillwayConfig {
     this.#serve = init.serve ?? {
       clientCeilings: new Map(),
       tokenEnv: { value: DEFAULT_SERVE_TOKEN_ENV, origin: "default", at: "default" },
+      tokens: new Map(),
       allowedOrigins: { value: [], origin: "default", at: "default" },
       maxRequestSize: {
         value: ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE),
