@@ -45,7 +45,7 @@ export async function recordServe(dir: string, file: string): Promise<void> {
     });
     const connect = async (session: string) => {
       const [server, client] = InMemoryTransport.createLinkedPair();
-      await gateway?.connect(server, session);
+      await gateway?.connect(server, { id: session });
       const sdk = new Client({ name: "inspect-test", version: "1.0.0" });
       await sdk.connect(client);
       clients.push(sdk);

@@ -30,6 +30,7 @@ import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { openStore } from "../runtime/open_store.ts";
 import type { InspectionLog } from "../inspector/inspection_log.ts";
 import { ByteSize } from "../size/byte_size.ts";
+import { plural } from "../terminal/plural.ts";
 import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
@@ -42,7 +43,7 @@ import {
 } from "./_common_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
-import { serveToken } from "./_serve_token.ts";
+import { serveTokens } from "./_serve_tokens.ts";
 import { keepWorkspacePrivate } from "./_workspace.ts";
 
 /** The environment variable holding the HTTP bearer token unless `serve.token_env` names another. */
@@ -183,7 +184,9 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   }
   const settings = config.serve();
   const clientCeiling = ceilingFlag ?? settings.clientCeiling?.value;
-  const token = address === undefined || noAuth ? undefined : serveToken(settings, io.env);
+  // Only an HTTP gateway with authentication reads tokens: --stdio serves the one client that
+  // started it, --no-auth takes every request as the default client's.
+  const tokens = address === undefined || noAuth ? undefined : serveTokens(settings, io.env);
   const workspace = resolve(io.cwd, options.workspace ?? DEFAULT_WORKSPACE);
   await keepWorkspacePrivate(workspace, io);
   // Listening from the start: a signal while upstream servers start must not
@@ -228,7 +231,14 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     // The file tools count as known: an entry that misspells one is told its name.
     const tools = [...gateway.tools.map((tool) => tool.name), ...BUILTIN_TOOLS.map((t) => t.name)];
     for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
-    if (token?.warning !== undefined) printLine(`warning: ${token.warning}`);
+    for (const warning of tokens?.warnings ?? []) printLine(`warning: ${warning}`);
+    if (noAuth && settings.tokens.size > 0) {
+      printLine(
+        `warning: --no-auth: every request is the default client's; the ${
+          plural(settings.tokens.size, "client")
+        } of [serve.tokens] cannot be told apart without tokens`,
+      );
+    }
     const quiet = flags.boolean("quiet");
     const where = store.where;
     const stopped = new Promise<void>((resolve) => {
@@ -249,9 +259,11 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
         }
         await Promise.race([stdio.ended, stopped]);
       } else {
+        const [defaultClient, ...others] = tokens?.clients ?? [];
         const http = await serveHttp(gateway, {
           ...address,
-          token: token?.value,
+          token: defaultClient?.token,
+          clients: others,
           allowedOrigins: settings.allowedOrigins.value,
           maxRequestBytes: settings.maxRequestSize.value.bytes,
         });
@@ -259,7 +271,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
         // The one line on stdout, for a supervisor or a script to read (port 0: the real port).
         io.stdout(`${http.url}\n`);
         io.stderr(`spillway serve: ${gateway.tools.length} tools at ${http.url}\n`);
-        if (token?.generated === true) io.stderr(`bearer token: ${token.value}\n`);
+        if (tokens?.generated !== undefined) io.stderr(`bearer token: ${tokens.generated}\n`);
         if (!quiet) io.stderr(`conversations: ${where}\n`);
         await stopped;
       }

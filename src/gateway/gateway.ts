@@ -11,6 +11,7 @@
 import { getLogger } from "@logtape/logtape";
 import type { InspectionEvent } from "xstate";
 import { join, resolve } from "node:path";
+import { DEFAULT_CLIENT } from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
@@ -86,10 +87,23 @@ export interface GatewayOptions {
   readonly inspect?: (session: string) => (event: InspectionEvent) => void;
 }
 
-/** One connected client. */
+/** Options of {@linkcode Gateway.connect}. */
+export interface ConnectOptions {
+  /** The session id. Default: a random UUID. */
+  readonly id?: string;
+  /**
+   * The client the session belongs to: the one whose token opened it
+   * (`default`, or NAME of `[serve.tokens.NAME]`). Default: `default`.
+   */
+  readonly client?: string;
+}
+
+/** One connected client session. */
 export interface GatewaySession {
   /** The session id. */
   readonly id: string;
+  /** The client it belongs to. */
+  readonly client: string;
   /** The conversation it records into. */
   readonly conversationId: string;
   /** Its MCP server. */
@@ -242,10 +256,12 @@ export class Gateway {
    * Connects a client over `transport` as a new session.
    *
    * @param transport the client's transport (not started yet)
-   * @param id the session id. Default: a random UUID.
+   * @param options the session id and the client it belongs to
    */
-  async connect(transport: Transport, id: string = crypto.randomUUID()): Promise<GatewaySession> {
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<GatewaySession> {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
+    const id = options.id ?? crypto.randomUUID();
+    const client = options.client ?? DEFAULT_CLIENT;
     const conversationId = newConversationId();
     // The session's ceiling is its client's, known once it has initialized
     // (read by the policies and the tool list, which only run after `server` exists).
@@ -281,6 +297,7 @@ export class Gateway {
     let closed: Promise<void> | undefined;
     const session: GatewaySession = {
       id,
+      client,
       conversationId,
       server,
       close: () => {

@@ -1,7 +1,8 @@
 /**
- * Who may talk to `spillway serve --http`: a request must carry the bearer
- * token (unless the gateway runs with `--no-auth`, which only a loopback
- * address allows), and must not come from a web page on another origin.
+ * Who may talk to `spillway serve --http`, and as which client: a request
+ * must carry a client's bearer token (unless the gateway runs with
+ * `--no-auth`, which only a loopback address allows: then every request is
+ * the default client's), and must not come from a web page on another origin.
  * A browser page can reach a loopback server by DNS rebinding (a hostile
  * name that resolves to 127.0.0.1), so a loopback gateway also insists on a
  * loopback `Host`, and any `Origin` header must be a loopback origin or one
@@ -9,6 +10,9 @@
  *
  * @module
  */
+
+import { DEFAULT_CLIENT } from "../config/serve_config.ts";
+import type { ClientTokens } from "./client_tokens.ts";
 
 /** Names a loopback address can be reached by. */
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -47,8 +51,8 @@ function quoted(value: string): string {
 
 /** Options of {@linkcode checkAccess}. */
 export interface AccessPolicy {
-  /** The bearer token every request must carry; `undefined` under `--no-auth`. */
-  readonly token: string | undefined;
+  /** The clients' tokens, one of which every request must carry; `undefined` under `--no-auth`. */
+  readonly tokens: ClientTokens | undefined;
   /** Whether the gateway listens on a loopback address (then `Host` must be loopback too). */
   readonly loopback: boolean;
   /** Origins allowed besides loopback ones (`https://app.example`). Default: none. */
@@ -56,26 +60,34 @@ export interface AccessPolicy {
 }
 
 /**
- * `undefined` when `request` may go on, else the response refusing it: 400
- * for a `Host` that is no host, 403 for a foreign `Host` or `Origin`, 401
- * without the right token. A preflight (`OPTIONS`) needs no token: browsers
- * send none with it, and its answer only says what the page may send.
+ * The client `request` is from when it may go on (the one whose token it
+ * carries; the default client under `--no-auth`), else the response refusing
+ * it: 400 for a `Host` that is no host, 403 for a foreign `Host` or
+ * `Origin`, 401 without a client's token. A preflight (`OPTIONS`) needs no
+ * token: browsers send none with it, and its answer only says what the page
+ * may send (it passes as the default client, and reaches no session).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { ClientTokens } from "./client_tokens.ts";
  * import { checkAccess } from "./http_access.ts";
- * const policy = { token: "s3cret", loopback: true };
+ * const policy = {
+ *   tokens: new ClientTokens([{ client: "alice", token: "s3cret" }]),
+ *   loopback: true,
+ * };
  * const ok = new Request("http://127.0.0.1:7/mcp", { headers: { authorization: "Bearer s3cret" } });
- * assert.equal(checkAccess(ok, policy), undefined);
- * assert.equal(checkAccess(new Request("http://127.0.0.1:7/mcp"), policy)?.status, 401);
+ * assert.equal(checkAccess(ok, policy), "alice");
+ * const anonymous = checkAccess(new Request("http://127.0.0.1:7/mcp"), policy);
+ * assert.equal(anonymous instanceof Response && anonymous.status, 401);
  * const evil = new Request("http://127.0.0.1:7/mcp", {
  *   headers: { authorization: "Bearer s3cret", origin: "http://evil.example" },
  * });
- * assert.equal(checkAccess(evil, policy)?.status, 403);
+ * const refused = checkAccess(evil, policy);
+ * assert.equal(refused instanceof Response && refused.status, 403);
  * ```
  */
-export function checkAccess(request: Request, policy: AccessPolicy): Response | undefined {
+export function checkAccess(request: Request, policy: AccessPolicy): Response | string {
   const host = request.headers.get("host");
   const hostname = host === null ? undefined : hostOf(host);
   if (host !== null && hostname === undefined) {
@@ -91,24 +103,20 @@ export function checkAccess(request: Request, policy: AccessPolicy): Response | 
   if (origin !== null && !originAllowed(origin, policy.allowedOrigins ?? [])) {
     return refuse(403, `Origin \`${quoted(origin)}\` is not allowed`);
   }
-  if (policy.token !== undefined && request.method !== "OPTIONS") {
-    const given = request.headers.get("authorization") ?? "";
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(given);
-    if (match === null || !sameSecret(match[1] ?? "", policy.token)) {
-      return new Response(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          error: { code: -32001, message: "missing or wrong bearer token" },
-          id: null,
-        }),
-        {
-          status: 401,
-          headers: { "content-type": "application/json", "www-authenticate": "Bearer" },
-        },
-      );
-    }
-  }
-  return undefined;
+  if (policy.tokens === undefined || request.method === "OPTIONS") return DEFAULT_CLIENT;
+  const client = policy.tokens.identify(request.headers.get("authorization"));
+  if (client !== undefined) return client;
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      error: { code: -32001, message: "missing or wrong bearer token" },
+      id: null,
+    }),
+    {
+      status: 401,
+      headers: { "content-type": "application/json", "www-authenticate": "Bearer" },
+    },
+  );
 }
 
 /**
@@ -128,15 +136,6 @@ function originAllowed(origin: string, allowed: readonly string[]): boolean {
   } catch {
     return false;
   }
-}
-
-/** Compares secrets in time independent of where they first differ. */
-function sameSecret(given: string, expected: string): boolean {
-  const a = new TextEncoder().encode(given);
-  const b = new TextEncoder().encode(expected);
-  let differs = a.length ^ b.length;
-  for (let i = 0; i < b.length; i++) differs |= (a[i] ?? 0) ^ (b[i] as number);
-  return differs === 0;
 }
 
 function refuse(status: number, message: string): Response {

@@ -3,8 +3,10 @@
  * `/mcp` on `Deno.serve`, one session per client (the `Mcp-Session-Id`
  * header): POST carries requests, GET opens the stream of server-to-client
  * messages, DELETE ends the session. Every request passes
- * {@linkcode checkAccess} first, so a request without the token reaches no
- * tool. Every POST body is read within `maxRequestBytes` and a deadline
+ * {@linkcode checkAccess} first, so a request without a client's token
+ * reaches no tool, and a session answers only the client that opened it:
+ * any other client's token gets the 404 of an unknown id, so ids cannot be
+ * probed. Every POST body is read within `maxRequestBytes` and a deadline
  * ({@linkcode readRequestBody}), with a session or without; pages of
  * allowed origins get CORS answers ({@linkcode corsPreflight}).
  *
@@ -16,6 +18,8 @@ import { ByteSize } from "../size/byte_size.ts";
 import { DEFAULT_MAX_REQUEST_SIZE } from "../config/serve_config.ts";
 import type { Gateway } from "./gateway.ts";
 import { allowedOrigin, checkAccess, isLoopback } from "./http_access.ts";
+import { type ClientToken, ClientTokens } from "./client_tokens.ts";
+import { DEFAULT_CLIENT } from "../config/serve_config.ts";
 import { corsPreflight, withCors } from "./cors.ts";
 import { BODY_TIMEOUT_MS, readRequestBody } from "./read_request_body.ts";
 import { reasonText } from "../errors/reason_text.ts";
@@ -30,8 +34,14 @@ export interface ServeHttpOptions {
   readonly hostname: string;
   /** The port; 0 picks a free one. */
   readonly port: number;
-  /** The bearer token; `undefined` turns authentication off (loopback only). */
+  /**
+   * The default client's bearer token; `undefined`, with no `clients`
+   * either, turns authentication off (loopback only): every request is then
+   * the default client's.
+   */
   readonly token: string | undefined;
+  /** The other clients and their tokens (`[serve.tokens.NAME]`). Default: none. */
+  readonly clients?: readonly ClientToken[];
   /** Origins allowed besides loopback ones. Default: none. */
   readonly allowedOrigins?: readonly string[];
   /**
@@ -61,14 +71,18 @@ export async function serveHttp(
   options: ServeHttpOptions,
 ): Promise<HttpServing> {
   const loopback = isLoopback(options.hostname);
-  if (options.token === undefined && !loopback) {
+  const clients = [
+    ...(options.token === undefined ? [] : [{ client: DEFAULT_CLIENT, token: options.token }]),
+    ...(options.clients ?? []),
+  ];
+  if (clients.length === 0 && !loopback) {
     throw new TypeError(
       `--no-auth is refused on \`${options.hostname}\`: without a token anyone who can reach ` +
         `that address can run your tools. Bind a loopback address (127.0.0.1) or keep the token`,
     );
   }
   const policy = {
-    token: options.token,
+    tokens: clients.length === 0 ? undefined : new ClientTokens(clients),
     loopback,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   };
@@ -96,11 +110,13 @@ export async function serveHttp(
     }
   };
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  /** The client each session belongs to: the one whose token opened it. */
+  const owners = new Map<string, string>();
 
   const route = async (request: Request): Promise<Response> => {
     // The Host is checked before anything reads the URL built from it.
-    const refused = checkAccess(request, policy);
-    if (refused !== undefined) return refused;
+    const client = checkAccess(request, policy);
+    if (client instanceof Response) return client;
     if (new URL(request.url).pathname !== MCP_PATH) {
       return new Response(`not found: MCP is served at ${MCP_PATH}\n`, { status: 404 });
     }
@@ -111,7 +127,10 @@ export async function serveHttp(
         : corsPreflight(origin);
     }
     const sessionId = request.headers.get("mcp-session-id");
-    const session = sessionId === null ? undefined : transports.get(sessionId);
+    // Another client's session is as unknown as one that never was: ids cannot be probed.
+    const session = sessionId === null || owners.get(sessionId) !== client
+      ? undefined
+      : transports.get(sessionId);
     if (sessionId !== null && session === undefined) {
       return jsonError(404, "unknown or ended session");
     }
@@ -131,11 +150,17 @@ export async function serveHttp(
     const id = crypto.randomUUID();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: (sid) => void transports.set(sid, transport),
-      onsessionclosed: (sid) => void transports.delete(sid),
+      onsessioninitialized: (sid) => {
+        owners.set(sid, client);
+        transports.set(sid, transport);
+      },
+      onsessionclosed: (sid) => {
+        transports.delete(sid);
+        owners.delete(sid);
+      },
     });
     try {
-      await gateway.connect(transport, id);
+      await gateway.connect(transport, { id, client });
     } catch (error) {
       // The gateway is shutting down: no new session.
       return jsonError(503, reasonText(error));
