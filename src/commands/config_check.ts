@@ -311,8 +311,8 @@ function serveSection(
   env: Readonly<Record<string, string | undefined>>,
   shorten: (path: string) => string,
 ): string[] {
-  const { clientCeiling, clientCeilings, tokenEnv, tokens, allowedOrigins, maxRequestSize } =
-    config.serve();
+  const { clientCeiling, clientCeilings, tokenEnv, tokens, allowedOrigins, maxRequestSize } = config
+    .serve();
   const settings = [
     clientCeiling,
     tokenEnv,
