@@ -66,3 +66,9 @@ export async function clientOf(
   );
   return sdk;
 }
+
+/** Ends `sdk`'s session (HTTP DELETE, as a client that leaves does), then closes it. */
+export async function endSession(sdk: Client): Promise<void> {
+  await (sdk.transport as StreamableHTTPClientTransport | undefined)?.terminateSession();
+  await sdk.close();
+}

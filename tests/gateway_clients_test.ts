@@ -4,11 +4,15 @@
  * answers only the client whose token opened it. Any other client's token
  * gets exactly the answer of an id that never existed (404), on POST, GET
  * and DELETE, so session ids cannot be probed; the owner's session goes on.
+ * Each client's calls run on its own upstream process (what one holds,
+ * another never sees), stopped once its last session has ended.
  */
 
 import assert from "node:assert/strict";
-import { INITIALIZE_REQUEST } from "./gateway_fixtures.ts";
-import { clientOf, spawnClientsServe, TOKENS } from "./_clients.ts";
+import type { Client } from "../src/service/sdk.ts";
+import { INITIALIZE_REQUEST, textOf } from "./gateway_fixtures.ts";
+import { isAlive } from "./_process_probe.ts";
+import { clientOf, endSession, spawnClientsServe, TOKENS } from "./_clients.ts";
 
 const HEADERS = {
   "content-type": "application/json",
@@ -78,4 +82,48 @@ Deno.test("serve --http: each client's token opens its own sessions, and a wrong
   });
   assert.equal(wrong.status, 401);
   await wrong.body?.cancel();
+});
+
+/** The pid of the upstream process answering `client`'s calls. */
+async function upstreamPid(client: Client): Promise<number> {
+  return Number(textOf(await client.callTool({ name: "pid", arguments: {} })));
+}
+
+/** Resolves once `pid` is gone; fails after 20 s. */
+async function gone(pid: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still runs`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+Deno.test("serve --http: each client has its own upstream process, stopped with its last session", async () => {
+  await using serve = await spawnClientsServe();
+  const url = serve.url as URL;
+  const [alice, alice2, bob] = [
+    await clientOf(url, "alice"),
+    await clientOf(url, "alice"),
+    await clientOf(url, "bob"),
+  ];
+  const [a, a2, b] = [await upstreamPid(alice), await upstreamPid(alice2), await upstreamPid(bob)];
+  assert.equal(a, a2, "a client's sessions share its upstream process");
+  assert.notEqual(a, b, "another client's calls run in another process");
+  // Its sessions share what the process holds.
+  const held = alice.callTool({ name: "hold", arguments: { key: "secret-of-alice" } });
+  await alice2.callTool({ name: "until_held", arguments: { key: "secret-of-alice" } });
+  await alice.callTool({ name: "release", arguments: { key: "secret-of-alice" } });
+  await held;
+  await endSession(alice);
+  assert.ok(isAlive(a), "alice has a session left: her process runs");
+  await endSession(alice2);
+  await gone(a);
+  assert.ok(isAlive(b), "bob's process lives on");
+  assert.equal(await upstreamPid(bob), b);
+  // alice's next session starts a new process of her own.
+  const again = await clientOf(url, "alice");
+  const a3 = await upstreamPid(again);
+  assert.ok(a3 !== a && a3 !== b);
+  await endSession(again);
+  await endSession(bob);
 });

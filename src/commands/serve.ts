@@ -10,7 +10,7 @@
 
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
-import { DEFAULT_SERVE_TOKEN_ENV } from "../config/serve_config.ts";
+import { DEFAULT_CLIENT, DEFAULT_SERVE_TOKEN_ENV } from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { Gateway } from "../gateway/gateway.ts";
@@ -226,6 +226,8 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       // On stdio, stdin is the protocol: nobody can be asked.
       prompter: !stdio && Deno.stdin.isTerminal() ? new TerminalPrompter({ io }) : undefined,
       ...(inspection === undefined ? {} : { inspect: (session) => inspection.observer(session) }),
+      // The clients told apart by their tokens: each has its own upstream servers.
+      clients: tokens?.clients.map((entry) => entry.client) ?? [DEFAULT_CLIENT],
     });
     // A misspelled entry would apply to nothing: say so at start, then serve.
     // The file tools count as known: an entry that misspells one is told its name.

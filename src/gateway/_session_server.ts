@@ -35,6 +35,8 @@ import type { CallerRequest, ToolCallRelay } from "../service/tool_call_relay.ts
 export interface SessionServerOptions {
   /** The session id (tags the calls in the service). */
   readonly session: string;
+  /** The client the session belongs to: its calls run on that principal's upstream connections. */
+  readonly client: string;
   /** Where calls run. */
   readonly service: ExecutionService;
   /** The session's Host side. */
@@ -106,6 +108,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
           signal: extra.signal,
           callId,
           session: options.session,
+          principal: options.client,
           relay,
         }),
     ).finally(() => {

@@ -38,6 +38,7 @@ import { SessionLimits } from "./_session_limits.ts";
 import { serveCatalog } from "./serve_catalog.ts";
 import { UpstreamCatalog } from "./upstream_catalog.ts";
 import { SessionHost } from "./session_host.ts";
+import { ClientRegistry } from "./client_registry.ts";
 
 /**
  * How often a parked call whose client sent a progress token gets a
@@ -85,6 +86,14 @@ export interface GatewayOptions {
    * session id (`serve --inspect FILE`). Default: none.
    */
   readonly inspect?: (session: string) => (event: InspectionEvent) => void;
+  /**
+   * The clients the gateway tells apart by their tokens (`default`, and each
+   * `[serve.tokens.NAME]`). Each has its own connection to every upstream
+   * server, stopped when its last session ends. With more than one, each
+   * conversation records its client and each notice names it. Default: the
+   * default client alone.
+   */
+  readonly clients?: readonly string[];
 }
 
 /** Options of {@linkcode Gateway.connect}. */
@@ -129,6 +138,8 @@ export class Gateway {
   readonly #hosts = new Map<string, SessionHost>();
   /** What each session lists and enforces, by its client ceiling. */
   readonly #limits: SessionLimits;
+  /** Each client's sessions: its upstream connections go with its last one. */
+  readonly #clients: ClientRegistry;
   /** The upstream servers' prompts and resources, once listed. */
   #catalog: UpstreamCatalog | undefined;
   #nextCall = 0;
@@ -140,6 +151,10 @@ export class Gateway {
     this.#policyFor = policyFor;
     this.#store = options.store ??
       new FileStreamStore(join(resolve(options.workspace), "conversations"));
+    this.#clients = new ClientRegistry({
+      ...(options.clients === undefined ? {} : { clients: options.clients }),
+      release: (client) => service.release(client),
+    });
     this.#limits = new SessionLimits({
       config: options.config,
       policyFor,
@@ -286,6 +301,7 @@ export class Gateway {
     });
     const server = createSessionServer({
       session: id,
+      client,
       service: this.#service,
       host,
       tools: () => this.#limits.tools(ceilingNow()),
@@ -310,6 +326,8 @@ export class Gateway {
           await server.close();
           await host.drained();
           await host.close();
+          // The client's last session: its upstream servers are stopped.
+          await this.#clients.closed(client, id);
         })();
         return closed;
       },
@@ -323,7 +341,10 @@ export class Gateway {
     server.onerror = (error) => log.warn("session {session}: {error}", { session: id, error });
     this.#sessions.set(id, session);
     this.#hosts.set(id, host);
-    if (this.#catalog !== undefined) serveCatalog(server, this.#catalog, this.#service.blobStore);
+    this.#clients.opened(client, id);
+    if (this.#catalog !== undefined) {
+      serveCatalog(server, this.#catalog, { blobs: this.#service.blobStore, principal: client });
+    }
     await server.connect(transport);
     return session;
   }

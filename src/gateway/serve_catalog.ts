@@ -33,16 +33,28 @@ import type {
 } from "../service/upstream/catalog_upstream.ts";
 import type { UpstreamCatalog } from "./upstream_catalog.ts";
 
+/** What {@linkcode serveCatalog} serves besides the catalog. */
+export interface ServeCatalogOptions {
+  /** The stored outputs served as resources, if any. */
+  readonly blobs: BlobStore | undefined;
+  /**
+   * The client the session belongs to: its `prompts/get` and
+   * `resources/read` go to its own connection to the server.
+   */
+  readonly principal: string;
+}
+
 /**
- * Serves the catalog's prompts and resources, and `blobs` (if any) as
- * resources, on `server`. Call it before the server connects; the server
- * must advertise what the catalog offers.
+ * Serves the catalog's prompts and resources, and the stored outputs (if
+ * any) as resources, on `server`. Call it before the server connects; the
+ * server must advertise what the catalog offers.
  */
 export function serveCatalog(
   server: Server,
   catalog: UpstreamCatalog,
-  blobs: BlobStore | undefined,
+  options: ServeCatalogOptions,
 ): void {
+  const { blobs, principal } = options;
   const offered = catalog.capabilities;
   if (offered.prompts !== undefined) {
     server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts }));
@@ -56,7 +68,7 @@ export function serveCatalog(
         source,
         "prompts/get",
         extra.signal,
-        (options) => source.getPrompt(request.params, options),
+        (options) => source.getPrompt(request.params, { ...options, principal }),
       );
     });
   }
@@ -92,7 +104,7 @@ export function serveCatalog(
       source,
       "resources/read",
       extra.signal,
-      (options) => source.readResource(request.params, options),
+      (options) => source.readResource(request.params, { ...options, principal }),
     );
   });
 }

@@ -36,6 +36,12 @@ export interface CallToolOptions {
   readonly callId?: string;
   /** The client session the call came from (`spillway serve`); marks the call external. */
   readonly session?: string;
+  /**
+   * The client the call is for (`spillway serve`: the one whose token opened
+   * the session): sources keep their per-caller state per principal (an
+   * upstream server's connection). Default: none, spillway's own.
+   */
+  readonly principal?: string;
   /** The caller's side of the call, for progress, logs, sampling and elicitation. Default: none. */
   readonly relay?: ToolCallRelay;
   /**
@@ -147,6 +153,7 @@ export class CallPipeline {
         end = await runSourceCall(route, id, args, controller.signal, {
           relay: options.relay,
           output,
+          principal: options.principal,
         });
       } finally {
         clientSignal.removeEventListener("abort", onClientAbort);

@@ -216,6 +216,15 @@ export class ExecutionService {
     return this.#lot.cancel(callId, reason);
   }
 
+  /**
+   * Releases what the sources keep for `principal` (a `spillway serve`
+   * client whose last session ended): its upstream servers' connections,
+   * and their processes, are closed. Its next call starts them again.
+   */
+  async release(principal: string): Promise<void> {
+    await Promise.allSettled(this.#options.sources.map((source) => source.release?.(principal)));
+  }
+
   /** Cancels every running call of client session `session` (`spillway serve`). */
   cancelSession(session: string, reason: string): void {
     this.#lot.cancelSession(session, reason);

@@ -64,6 +64,13 @@ export interface ToolCallOptions {
    */
   readonly relay?: ToolCallRelay | undefined;
   /**
+   * Whom the call is for: a `spillway serve` client's name. Sources that
+   * keep state per caller keep it per principal (an upstream server's
+   * connection; which stored outputs `read_tool_output` may read). Default:
+   * none (`spillway query`, the runtime: spillway's own).
+   */
+  readonly principal?: string | undefined;
+  /**
    * Where a text output too large to hold goes, and how much of it to hold
    * (sources that stream their output use it; others return text as ever).
    * Default: none, everything is held.
@@ -100,6 +107,13 @@ export interface ToolSource {
   ): Promise<ToolResult>;
   /** Releases the source's processes and connections. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Releases what the source keeps for `principal` (an upstream server's
+   * connection for that client, and its process): the gateway calls it when
+   * the client's last session ended; a later call of that principal starts
+   * afresh. Optional: a source that keeps nothing per principal leaves it out.
+   */
+  release?(principal: string): Promise<void>;
   /**
    * Calls `listener` whenever the source's tools changed (an upstream
    * server's `notifications/tools/list_changed`); `list()` then returns the

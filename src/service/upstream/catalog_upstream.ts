@@ -34,6 +34,11 @@ export interface CatalogRequestOptions {
   readonly signal: AbortSignal;
   /** How long the server may take, in ms. */
   readonly timeout: number;
+  /**
+   * Whose request it is (a `spillway serve` client): it goes to that
+   * principal's own connection to the server. Default: spillway's own.
+   */
+  readonly principal?: string | undefined;
 }
 
 /** One upstream server, for the catalog. */

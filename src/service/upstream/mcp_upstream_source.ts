@@ -9,7 +9,10 @@
  *
  * This file is the tool-source face; the connection's life (start, loss,
  * restart, close) is the {@linkcode upstreamConnectionMachine}'s, run by
- * {@linkcode UpstreamConnection}, which also answers the gateway's catalog.
+ * {@linkcode UpstreamConnection}. A call for a principal (a `spillway
+ * serve` client) runs on that principal's own connection, a server process
+ * of its own ({@linkcode UpstreamConnections}, which also answers the
+ * gateway's catalog).
  *
  * Every call ends:
  *
@@ -61,6 +64,7 @@ import type { LineStdioClientTransportOptions } from "./line_stdio_client_transp
 import { malformedFlaw } from "./malformed_reply_error.ts";
 import { InquiryFailedError } from "./upstream_call_relays.ts";
 import { UpstreamConnection } from "./upstream_connection.ts";
+import { UpstreamConnections } from "./upstream_connections.ts";
 import type { RestartPolicy } from "./restart_policy.ts";
 import { plain, upstreamLog } from "./_upstream_log.ts";
 import { upstreamServerOf } from "./_upstream_server_of.ts";
@@ -145,7 +149,8 @@ export class McpUpstreamSource implements ToolSource {
   readonly name: string;
   readonly #timeoutFor: (tool: string) => number;
   readonly #deadline: CallDeadlineOptions;
-  readonly #connection: UpstreamConnection;
+  readonly #connections: UpstreamConnections;
+  readonly #startupTimeoutMs: number;
 
   /**
    * Validates the options; the server is started by the first `list()` or `call()`.
@@ -164,30 +169,37 @@ export class McpUpstreamSource implements ToolSource {
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#deadline = { clock };
     const warn = options.warn ?? ((message: string) => upstreamLog.warn(plain(message)));
-    this.#connection = new UpstreamConnection({
-      name: options.name,
-      server,
-      startupTimeoutMs,
-      warn,
-      clock,
-      ...(options.restart === undefined ? {} : { restart: options.restart }),
-      ...(options.relayInquiries === undefined ? {} : { relayInquiries: options.relayInquiries }),
-    });
+    this.#startupTimeoutMs = startupTimeoutMs;
+    this.#connections = new UpstreamConnections(options.name, () =>
+      new UpstreamConnection({
+        name: options.name,
+        server,
+        startupTimeoutMs,
+        warn,
+        clock,
+        ...(options.restart === undefined ? {} : { restart: options.restart }),
+        ...(options.relayInquiries === undefined ? {} : { relayInquiries: options.relayInquiries }),
+      }));
   }
 
   /** How long the server gets to answer its handshake and first listing, in ms. */
   get startupTimeoutMs(): number {
-    return this.#connection.startupTimeoutMs;
+    return this.#startupTimeoutMs;
   }
 
-  /** The running server's pid (its process group id), if it is running. */
+  /** The running server's pid (its process group id), on spillway's own connection. */
   get pid(): number | undefined {
-    return this.#connection.pid;
+    return this.#connections.pidOf();
+  }
+
+  /** The pid of `principal`'s own server (its process group id), while it runs. */
+  pidOf(principal: string): number | undefined {
+    return this.#connections.pidOf(principal);
   }
 
   /** The server as the gateway's catalog of prompts and resources reaches it. */
   get catalog(): CatalogUpstream {
-    return this.#connection;
+    return this.#connections;
   }
 
   /**
@@ -195,8 +207,8 @@ export class McpUpstreamSource implements ToolSource {
    *
    * @throws {SpillwayError} `tool_unavailable` when the server cannot be started
    */
-  async list(): Promise<readonly ToolDefinition[]> {
-    return (await this.#connection.ready()).tools;
+  list(): Promise<readonly ToolDefinition[]> {
+    return this.#connections.tools();
   }
 
   /**
@@ -217,12 +229,17 @@ export class McpUpstreamSource implements ToolSource {
   ): Promise<ToolResult> {
     const { signal } = options;
     signal.throwIfAborted();
-    const { link, names } = await raceAbort(this.#connection.ready(), signal);
+    // Each principal (a gateway's client) has its own connection: its own server process.
+    const { connection, live } = await raceAbort(
+      this.#connections.ready(options.principal),
+      signal,
+    );
+    const { link, names } = live;
     if (!names.has(tool)) throw unknownToolError(this.name, tool);
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool), this.#deadline);
     try {
       // Progress, log messages, sampling and elicitation of the call reach its caller.
-      const result = await this.#connection.relays.run(
+      const result = await connection.relays.run(
         options.relay,
         deadline.signal,
         ({ signal, meta }) =>
@@ -256,17 +273,29 @@ export class McpUpstreamSource implements ToolSource {
     }
   }
 
-  /** Calls `listener` whenever the server said its tools changed and they were listed again. */
+  /**
+   * Calls `listener` whenever one of the server's connections said its tools
+   * changed and they were listed again.
+   */
   onToolsChanged(listener: () => void): () => void {
-    return this.#connection.onToolsChanged(listener);
+    return this.#connections.onToolsChanged(listener);
   }
 
   /**
-   * Closes the client and stops the server (stdin EOF, then SIGTERM, then SIGKILL), at
-   * once even when it is still in its handshake. Idempotent.
+   * Closes `principal`'s connection and stops its server; its next call
+   * starts a new one.
+   */
+  release(principal: string): Promise<void> {
+    return this.#connections.release(principal);
+  }
+
+  /**
+   * Closes every client and stops every server of this source (stdin EOF,
+   * then SIGTERM, then SIGKILL), at once even when one is still in its
+   * handshake. Idempotent.
    */
   close(): Promise<void> {
-    return this.#connection.close();
+    return this.#connections.close();
   }
 }
 

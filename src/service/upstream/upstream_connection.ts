@@ -6,9 +6,9 @@
  * the server's prompts and resources through it
  * ({@linkcode CatalogUpstream}), never through an SDK client of its own.
  *
- * Nothing here is shared: a gateway may hold several connections to one
- * server (one per client session), each with its own actor, relays and
- * links.
+ * Nothing here is shared: a gateway holds several connections to one
+ * server (one per client: {@linkcode UpstreamConnections}), each with its
+ * own actor, relays and links.
  *
  * @module
  */
@@ -26,6 +26,7 @@ import type {
   ServerCapabilities,
 } from "../sdk.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
+import type { ToolDefinition } from "../tool_source.ts";
 import type { CatalogPage, CatalogRequestOptions, CatalogUpstream } from "./catalog_upstream.ts";
 import { UpstreamCallRelays } from "./upstream_call_relays.ts";
 import type { RestartPolicy } from "./restart_policy.ts";
@@ -104,6 +105,17 @@ export class UpstreamConnection implements CatalogUpstream {
     return this.#actor.getSnapshot().value;
   }
 
+  /** Whether the connection is closed or closing: it will not answer again. */
+  get closed(): boolean {
+    const snapshot = this.#actor.getSnapshot();
+    return snapshot.status === "done" || snapshot.matches("closing") || snapshot.context.closing;
+  }
+
+  /** The server's tools as this connection last listed them (none before its first start). */
+  get listedTools(): readonly ToolDefinition[] {
+    return this.#actor.getSnapshot().context.tools;
+  }
+
   /** The running server's pid, while the connection answers over stdio. */
   get pid(): number | undefined {
     const snapshot = this.#actor.getSnapshot();
@@ -122,7 +134,7 @@ export class UpstreamConnection implements CatalogUpstream {
       const { link, tools, names } = snapshot.context;
       if (link !== undefined) return Promise.resolve({ link, tools, names });
     }
-    if (snapshot.status === "done" || snapshot.matches("closing") || snapshot.context.closing) {
+    if (this.closed) {
       return Promise.reject(
         new SpillwayError("tool_unavailable", `${this.name} is closed`, { source: this.name }),
       );
@@ -176,7 +188,8 @@ export class UpstreamConnection implements CatalogUpstream {
     params: GetPromptRequest["params"],
     options: CatalogRequestOptions,
   ): Promise<GetPromptResult> {
-    return await (await this.ready()).link.client.getPrompt(params, options);
+    const { signal, timeout } = options;
+    return await (await this.ready()).link.client.getPrompt(params, { signal, timeout });
   }
 
   /** `resources/read` on the server, under `options.signal` and `options.timeout`. */
@@ -184,7 +197,8 @@ export class UpstreamConnection implements CatalogUpstream {
     params: ReadResourceRequest["params"],
     options: CatalogRequestOptions,
   ): Promise<ReadResourceResult> {
-    return await (await this.ready()).link.client.readResource(params, options);
+    const { signal, timeout } = options;
+    return await (await this.ready()).link.client.readResource(params, { signal, timeout });
   }
 
   /**
