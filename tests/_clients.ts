@@ -41,9 +41,14 @@ export const TOKENS_ENV: Record<string, string> = {
  */
 export function spawnClientsServe(
   extra = "",
-  options: { readonly config?: string; readonly env?: Record<string, string> } = {},
+  options: {
+    readonly config?: string;
+    readonly env?: Record<string, string>;
+    /** More flags of `serve`. Default: none. */
+    readonly flags?: readonly string[];
+  } = {},
 ): Promise<ServeProcess> {
-  return spawnHttpServe([], {
+  return spawnHttpServe(options.flags ?? [], {
     config: `${options.config ?? upstreamConfig()}\n${TOKENS_CONFIG}\n${extra}`,
     env: { ...TOKENS_ENV, ...options.env },
   });

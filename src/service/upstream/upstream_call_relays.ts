@@ -22,6 +22,8 @@
  *   relayed (a log message is dropped and logged; a request is answered
  *   with an error saying why): a wrong guess would show one client's data
  *   to another.
+ * - A log message's data and a progress message are cut at 64 KiB with the
+ *   exact marker before they are passed on (`bound_relayed_message.ts`).
  * - An inquiry the caller declines (elicitation `decline` or `cancel`) or
  *   fails (an error, no such capability) ends its call: the upstream request
  *   is cancelled and the call fails with the reason, so it is recorded and
@@ -41,6 +43,7 @@ import {
   ProgressNotificationSchema,
 } from "../sdk.ts";
 import type { CallerRequest, ToolCallRelay } from "../tool_call_relay.ts";
+import { boundLogMessage, boundProgress } from "./bound_relayed_message.ts";
 
 const log = getLogger(["spillway", "upstream"]);
 
@@ -118,7 +121,8 @@ export class UpstreamCallRelays {
     // Replaces the SDK's own progress routing (see the module comment).
     client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
       const { progressToken, progress, total, message } = notification.params;
-      this.#byToken.get(String(progressToken))?.relay?.progress?.({ progress, total, message });
+      const relay = this.#byToken.get(String(progressToken))?.relay;
+      relay?.progress?.(boundProgress({ progress, total, message }));
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       this.#log(notification.params);
@@ -186,7 +190,9 @@ export class UpstreamCallRelays {
       });
       return;
     }
-    call.relay.log({ level: message.level, logger: message.logger, data: message.data });
+    call.relay.log(
+      boundLogMessage({ level: message.level, logger: message.logger, data: message.data }),
+    );
   }
 
   /** Sends a server request to the caller of the one call in flight. */
