@@ -9,6 +9,7 @@
  * @module
  */
 
+import { BlobOwners } from "./blob_owners.ts";
 import type { BlobRef } from "./blob_ref.ts";
 import type { BlobGarbage, BlobStore } from "./blob_store.ts";
 
@@ -29,7 +30,8 @@ export interface CollectBlobGarbageOptions {
 
 /**
  * Removes the blobs of `store` that are not in `referenced` and are older
- * than the grace period, and stale leftovers of unfinished writes.
+ * than the grace period, and stale leftovers of unfinished writes. A kept
+ * output keeps the records of who produced it (`blob_owners.ts`).
  *
  * @param referenced every blob reference found in the streams
  *
@@ -47,14 +49,16 @@ export interface CollectBlobGarbageOptions {
  * assert.equal(garbage.kept, 1);
  * ```
  */
-export function collectBlobGarbage(
+export async function collectBlobGarbage(
   store: BlobStore,
   referenced: ReadonlySet<BlobRef>,
   options: CollectBlobGarbageOptions = {},
 ): Promise<BlobGarbage> {
   const now = (options.now ?? new Date()).getTime();
   const graceMs = options.graceMs ?? BLOB_GC_GRACE_MS;
-  return store.collect(referenced, {
+  const kept = new Set(referenced);
+  await BlobOwners.keepRecords(store, kept);
+  return await store.collect(kept, {
     keepSince: new Date(now - graceMs),
     dryRun: options.dryRun === true,
   });

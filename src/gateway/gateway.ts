@@ -343,7 +343,11 @@ export class Gateway {
     this.#hosts.set(id, host);
     this.#clients.opened(client, id);
     if (this.#catalog !== undefined) {
-      serveCatalog(server, this.#catalog, { blobs: this.#service.blobStore, principal: client });
+      serveCatalog(server, this.#catalog, {
+        blobs: this.#service.blobStore,
+        owners: this.#service.blobOwners,
+        principal: client,
+      });
     }
     await server.connect(transport);
     return session;

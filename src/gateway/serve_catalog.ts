@@ -12,6 +12,7 @@
  * @module
  */
 
+import type { BlobOwners } from "../blobs/blob_owners.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { BLOB_URI_PREFIX, listBlobResources, readBlobResource } from "../service/blob_resources.ts";
 import { reasonText } from "../errors/reason_text.ts";
@@ -37,6 +38,8 @@ import type { UpstreamCatalog } from "./upstream_catalog.ts";
 export interface ServeCatalogOptions {
   /** The stored outputs served as resources, if any. */
   readonly blobs: BlobStore | undefined;
+  /** Who produced which stored output: the client sees only its own. */
+  readonly owners: BlobOwners | undefined;
   /**
    * The client the session belongs to: its `prompts/get` and
    * `resources/read` go to its own connection to the server.
@@ -55,6 +58,7 @@ export function serveCatalog(
   options: ServeCatalogOptions,
 ): void {
   const { blobs, principal } = options;
+  const reader = options.owners === undefined ? undefined : { owners: options.owners, principal };
   const offered = catalog.capabilities;
   if (offered.prompts !== undefined) {
     server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts }));
@@ -78,7 +82,7 @@ export function serveCatalog(
     // Every upstream resource is on the first page; further pages are stored outputs.
     const stored: ListResourcesResult = blobs === undefined
       ? { resources: [] }
-      : await listBlobResources(blobs, cursor);
+      : await listBlobResources(blobs, cursor, reader);
     return cursor === undefined
       ? { ...stored, resources: [...catalog.resources, ...stored.resources] }
       : stored;
@@ -90,7 +94,7 @@ export function serveCatalog(
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
     const { uri } = request.params;
     if (blobs !== undefined && uri.startsWith(BLOB_URI_PREFIX)) {
-      return readBlobResource(blobs, uri);
+      return readBlobResource(blobs, uri, reader);
     }
     const source = catalog.resourceOwner(uri);
     if (source === undefined) {

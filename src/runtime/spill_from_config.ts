@@ -7,6 +7,7 @@
  */
 
 import { join } from "node:path";
+import { BlobOwners } from "../blobs/blob_owners.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
@@ -51,5 +52,7 @@ export function spillFromConfig(config: SpillwayConfig, store: BlobStore): Spill
     config.toolNames().some((name) => config.tool(name).spill());
   if (!anySpills) return undefined;
   const spills = (tool: string) => tool !== READ_TOOL_OUTPUT && config.tool(tool).spill();
-  return { spill: { store, spills }, tools: [readToolOutput(store)] };
+  // Calls for a principal (a serve client) record whose output it is; read_tool_output checks.
+  const owners = new BlobOwners(store);
+  return { spill: { store, owners, spills }, tools: [readToolOutput(store, owners)] };
 }

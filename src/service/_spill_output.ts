@@ -9,32 +9,45 @@
  */
 
 import type { Logger } from "@logtape/logtape";
-import type { BlobStore } from "../blobs/blob_store.ts";
+import type { BlobRef } from "../blobs/blob_ref.ts";
+import type { SpillOptions } from "./call_pipeline.ts";
 import type { SourceCallEnd } from "./source_call.ts";
 
 /**
- * `end` with its executed response's whole text stored in `store` and the
- * reference attached. Any other outcome comes back as it is. A store that
- * fails (a full disk) costs the reference, never the result: the failure is
- * logged and the response parks without one.
+ * `end` with its executed response's whole text stored in `spill.store` and
+ * the reference attached, recorded as `principal`'s output (when there is
+ * one, and `spill.owners`). Any other outcome comes back as it is. A store
+ * that fails (a full disk) costs the reference, never the result: the
+ * failure is logged and the response parks without one; so does a record
+ * of ownership that fails (the client could not read the output back).
  */
 export async function spillOutput(
   end: SourceCallEnd,
-  store: BlobStore,
+  spill: SpillOptions,
   log: Logger,
+  principal?: string,
 ): Promise<SourceCallEnd> {
   const { outcome } = end;
-  // A source that streamed its output into the store has spilled it already.
-  if (outcome.kind !== "executed" || outcome.response.spilled !== undefined) return end;
+  if (outcome.kind !== "executed") return end;
+  const { response } = outcome;
+  // A source that streamed its output into the store has stored it already.
+  let spilled = response.spilled;
   try {
-    const blob = await store.put(outcome.response.content);
-    const spilled = { ref: blob.ref, bytes: blob.bytes };
-    return { ...end, outcome: { ...outcome, response: { ...outcome.response, spilled } } };
+    if (spilled === undefined) {
+      const blob = await spill.store.put(response.content);
+      spilled = { ref: blob.ref, bytes: blob.bytes };
+    }
+    // The store named it: a `sha256:` reference.
+    if (principal !== undefined) await spill.owners?.add(principal, spilled.ref as BlobRef);
   } catch (error) {
     log.warn("could not store the whole output of {callId}: {error}", {
-      callId: outcome.response.id,
+      callId: response.id,
       error,
     });
-    return end;
+    if (response.spilled === undefined) return end;
+    const { spilled: _unreadable, ...rest } = response;
+    return { ...end, outcome: { ...outcome, response: rest } };
   }
+  if (spilled === response.spilled) return end;
+  return { ...end, outcome: { ...outcome, response: { ...response, spilled } } };
 }

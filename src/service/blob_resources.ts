@@ -7,8 +7,9 @@
  * @module
  */
 
+import type { BlobOwners } from "../blobs/blob_owners.ts";
 import { isBlobRef } from "../blobs/blob_ref.ts";
-import type { BlobStore } from "../blobs/blob_store.ts";
+import type { BlobStore, StoredBlob } from "../blobs/blob_store.ts";
 import { readWholeBlob } from "../blobs/read_whole_blob.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import {
@@ -23,6 +24,18 @@ import {
 
 /** The URI prefix of stored outputs. */
 export const BLOB_URI_PREFIX = "spillway://outputs/";
+
+/**
+ * Whose outputs a request may see: a `spillway serve` client sees only the
+ * outputs it produced (their records in `owners`); an output it did not
+ * produce gets the answer of one that does not exist.
+ */
+export interface BlobReader {
+  /** Who produced which output. */
+  readonly owners: BlobOwners;
+  /** The client asking. */
+  readonly principal: string;
+}
 
 /** Resources listed per `resources/list` page. */
 const PAGE_SIZE = 100;
@@ -57,8 +70,11 @@ export function serveBlobResources(server: Server, store: BlobStore): void {
 export async function listBlobResources(
   store: BlobStore,
   cursor: string | undefined,
+  reader?: BlobReader,
 ): Promise<ListResourcesResult> {
-  const blobs = await store.list();
+  const blobs: StoredBlob[] = reader === undefined
+    ? await store.list()
+    : await reader.owners.list(reader.principal);
   const start = cursor === undefined ? 0 : blobs.findIndex((blob) => blob.ref > cursor);
   const page = start < 0 ? [] : blobs.slice(start, start + PAGE_SIZE);
   const result: ListResourcesResult = {
@@ -76,12 +92,16 @@ export async function listBlobResources(
 }
 
 /**
- * The stored output `uri` names, whole.
+ * The stored output `uri` names, whole (when `reader` may read it).
  *
  * @throws {McpError} `InvalidParams` for a URI that names no stored output,
  *   or one over {@linkcode MAX_BLOB_RESOURCE_BYTES}
  */
-export async function readBlobResource(store: BlobStore, uri: string): Promise<ReadResourceResult> {
+export async function readBlobResource(
+  store: BlobStore,
+  uri: string,
+  reader?: BlobReader,
+): Promise<ReadResourceResult> {
   const ref = uri.startsWith(BLOB_URI_PREFIX) ? uri.slice(BLOB_URI_PREFIX.length) : "";
   if (!isBlobRef(ref)) {
     throw new McpError(
@@ -89,7 +109,8 @@ export async function readBlobResource(store: BlobStore, uri: string): Promise<R
       `unknown resource ${JSON.stringify(uri)} (expected ${BLOB_URI_PREFIX}sha256:<64 hex digits>)`,
     );
   }
-  const blob = await store.stat(ref);
+  const readable = reader === undefined || await reader.owners.owns(reader.principal, ref);
+  const blob = readable ? await store.stat(ref) : undefined;
   if (blob === undefined) {
     throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
   }

@@ -9,6 +9,7 @@
  */
 
 import type { Logger } from "@logtape/logtape";
+import type { BlobOwners } from "../blobs/blob_owners.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { keepPayloads } from "./_keep_payloads.ts";
 import { spillOutput } from "./_spill_output.ts";
@@ -68,6 +69,13 @@ export interface OutputOptions {
 export interface SpillOptions {
   /** The blob store (`<workspace>/blobs`, or the database's). */
   readonly store: BlobStore;
+  /**
+   * Who produced which stored output: a call with a principal (a `spillway
+   * serve` client) records its output as that client's, durably, before it
+   * parks; `read_tool_output` and the output resources then answer that
+   * client only. Default: no records (every caller reads every output).
+   */
+  readonly owners?: BlobOwners;
   /** Whether calls of this (exported) tool spill. The Host decides. */
   readonly spills: (tool: string) => boolean;
 }
@@ -158,7 +166,7 @@ export class CallPipeline {
       } finally {
         clientSignal.removeEventListener("abort", onClientAbort);
       }
-      if (spills !== undefined) end = await spillOutput(end, spills.store, this.#log);
+      if (spills !== undefined) end = await spillOutput(end, spills, this.#log, options.principal);
       if (end.payloads !== undefined) end = await keepPayloads(end, payloads, this.#log);
       const call: ParkedCall = {
         callId: id,

@@ -17,6 +17,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import type { BlobOwners } from "../blobs/blob_owners.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { CallPipeline, type CallToolOptions } from "./call_pipeline.ts";
 import type { Acknowledgement } from "./executor.ts";
@@ -117,6 +118,11 @@ export class ExecutionService {
    */
   get blobStore(): BlobStore | undefined {
     return this.#options.spill?.store;
+  }
+
+  /** Who produced which spilled output, when calls record it (see {@linkcode SpillOptions}). */
+  get blobOwners(): BlobOwners | undefined {
+    return this.#options.spill?.owners;
   }
 
   /** The exported tools (after renames), as callers see them. */

@@ -15,6 +15,11 @@ export interface BuiltinToolContext {
   /** The working directory the source was constructed with (as given, not resolved). */
   readonly cwd: string;
   /**
+   * Whom the call is for (a `spillway serve` client), when it is for one:
+   * a tool reading what only some callers may read checks it. Default: none.
+   */
+  readonly principal?: string;
+  /**
    * Where a text too large to hold may go (see {@linkcode OutputCollector}):
    * a tool that reads something large can stream it there and return the
    * collected window. Default: none.

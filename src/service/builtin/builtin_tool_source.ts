@@ -13,7 +13,7 @@ import type { ToolCallOptions, ToolDefinition, ToolResult, ToolSource } from "..
 import { unknownToolError } from "../tool_source_faults.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, timedOutResult } from "../tool_timeout.ts";
-import type { BuiltinTool } from "./builtin_tool.ts";
+import type { BuiltinTool, BuiltinToolContext } from "./builtin_tool.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { errorResult } from "./_confine.ts";
 
@@ -123,11 +123,13 @@ export class BuiltinToolSource implements ToolSource {
     using deadline = new CallDeadline(signal, this.#timeoutFor(tool), this.#deadline);
     let output: string | ToolResult;
     try {
-      const context = options.output === undefined ? { signal: deadline.signal, cwd: this.#cwd } : {
+      const context: BuiltinToolContext = {
         signal: deadline.signal,
         cwd: this.#cwd,
-        output: options.output,
-        scansJson: this.#scansJsonFor(tool),
+        ...(options.principal === undefined ? {} : { principal: options.principal }),
+        ...(options.output === undefined
+          ? {}
+          : { output: options.output, scansJson: this.#scansJsonFor(tool) }),
       };
       const running = found.run(args, context);
       output = await deadline.race(running);

@@ -8,12 +8,13 @@
  * @module
  */
 
+import type { BlobOwners } from "../../blobs/blob_owners.ts";
 import { type BlobRef, isBlobRef } from "../../blobs/blob_ref.ts";
 import type { BlobStore } from "../../blobs/blob_store.ts";
 import { readBlobPage } from "../../blobs/read_blob_page.ts";
 import { searchBlob } from "../../blobs/search_blob.ts";
 import type { ToolResult } from "../tool_source.ts";
-import type { BuiltinTool } from "./builtin_tool.ts";
+import type { BuiltinTool, BuiltinToolContext } from "./builtin_tool.ts";
 import { errorResult } from "./_confine.ts";
 import { reasonText } from "../../errors/reason_text.ts";
 
@@ -32,7 +33,10 @@ it falls in, so pages at offsets 0, L, 2L, … join up exactly), or with a patte
 regular expression) to list the lines that match, each after the byte offset it starts at.`;
 
 /**
- * `read_tool_output` over `store`.
+ * `read_tool_output` over `store`. A call for a principal (a `spillway
+ * serve` client) reads only the outputs `owners` records as that client's;
+ * any other gets the answer of an output that does not exist, so outputs
+ * cannot be probed.
  *
  * @example
  * ```ts
@@ -46,7 +50,7 @@ regular expression) to list the lines that match, each after the byte offset it 
  * assert.equal(await tool.run({ ref, offset: 7, length: 6 }, context), "line 2");
  * ```
  */
-export function readToolOutput(store: BlobStore): BuiltinTool {
+export function readToolOutput(store: BlobStore, owners?: BlobOwners): BuiltinTool {
   return {
     name: READ_TOOL_OUTPUT,
     description: DESCRIPTION,
@@ -71,13 +75,24 @@ export function readToolOutput(store: BlobStore): BuiltinTool {
       required: ["ref"],
       additionalProperties: false,
     },
-    run: (args) => run(store, args),
+    run: (args, context) => run(store, args, readable(owners, context)),
   };
+}
+
+/** Whether the caller of `context` may read an output (every caller without a principal may). */
+function readable(
+  owners: BlobOwners | undefined,
+  context: BuiltinToolContext,
+): (ref: BlobRef) => Promise<boolean> {
+  const { principal } = context;
+  if (owners === undefined || principal === undefined) return () => Promise.resolve(true);
+  return (ref) => owners.owns(principal, ref);
 }
 
 async function run(
   store: BlobStore,
   args: Readonly<Record<string, unknown>>,
+  mayRead: (ref: BlobRef) => Promise<boolean>,
 ): Promise<string | ToolResult> {
   const { ref, offset = 0, length = DEFAULT_PAGE_BYTES, pattern } = args;
   if (typeof ref !== "string" || !isBlobRef(ref)) {
@@ -92,7 +107,7 @@ async function run(
         `${READ_TOOL_OUTPUT}: give either pattern, or offset and length, not both`,
       );
     }
-    return await search(store, ref, pattern);
+    return await search(store, ref, pattern, mayRead);
   }
   for (const [name, value] of [["offset", offset], ["length", length]] as const) {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
@@ -102,6 +117,8 @@ async function run(
       );
     }
   }
+  // Checked where a missing output would be found missing: every other answer is the same.
+  if (!(await mayRead(ref))) return missing(ref);
   const page = await readBlobPage(store, ref, offset as number, length as number);
   return page?.text ?? missing(ref);
 }
@@ -110,6 +127,7 @@ async function search(
   store: BlobStore,
   ref: BlobRef,
   pattern: unknown,
+  mayRead: (ref: BlobRef) => Promise<boolean>,
 ): Promise<string | ToolResult> {
   if (typeof pattern !== "string" || pattern === "") {
     return errorResult(`${READ_TOOL_OUTPUT}: pattern must be a non-empty string`);
@@ -123,6 +141,7 @@ async function search(
       `${READ_TOOL_OUTPUT}: pattern ${JSON.stringify(pattern)} is not valid: ${reason}`,
     );
   }
+  if (!(await mayRead(ref))) return missing(ref);
   const found = await searchBlob(store, ref, expression);
   if (found === undefined) return missing(ref);
   const { matches, stopped, size } = found;
