@@ -184,6 +184,8 @@ export class Gateway {
       tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],
       // A gateway offers what it was configured to offer, no file tools of its own.
       builtins: "configured",
+      // Every client's conversations and outputs: no file tool reads them.
+      hidden: [resolve(options.workspace)],
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
       ...(options.warn === undefined ? {} : { warn: options.warn }),
       relayInquiries: true,

@@ -49,6 +49,11 @@ export interface ToolSourcesOptions {
    */
   readonly builtins?: "all" | "configured";
   /**
+   * Folders under `cwd` the builtin file tools never reach (`serve`: the
+   * workspace, every client's conversations and outputs). Default: none.
+   */
+  readonly hidden?: readonly string[];
+  /**
    * Where upstream servers' stderr goes: `"inherit"`, `"null"`, or a text
    * sink, which gets at most `STDERR_WINDOW_BYTES` of each server's a
    * minute (and a line saying what was dropped). Default: `"inherit"`.
@@ -100,6 +105,7 @@ export function toolSourcesFromConfig(
   const sources: ToolSource[] = [
     new BuiltinToolSource({
       cwd: options.cwd,
+      ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
       tools: [...builtins, ...(options.tools ?? [])],
       timeoutFor: timeoutOf,
       ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -1,7 +1,10 @@
 /**
- * Keeps the file-system builtins inside their working directory. Paths are
- * checked twice: lexically (so `../x` is refused without touching the disk)
- * and after `Deno.realPath` (so a symlink pointing out is refused too).
+ * Keeps the file-system builtins inside their working directory, and out of
+ * the folders hidden from them under it (`spillway serve`'s workspace: the
+ * conversations and stored outputs of every client). Paths are checked
+ * twice: lexically (so `../x` is refused without touching the disk) and
+ * after `Deno.realPath` (so a symlink pointing out, or into a hidden
+ * folder, is refused too).
  *
  * @module
  */
@@ -11,7 +14,13 @@ import type { ToolResult } from "../tool_source.ts";
 
 /** A path resolved inside the root, or the error result to hand back. */
 export type Confined =
-  | { readonly ok: true; readonly root: string; readonly path: string }
+  | {
+    readonly ok: true;
+    readonly root: string;
+    readonly path: string;
+    /** The hidden folders, resolved: a walk below `path` skips them. */
+    readonly hidden: readonly string[];
+  }
   | { readonly ok: false; readonly result: ToolResult };
 
 /** An `isError` text result. */
@@ -19,20 +28,43 @@ export function errorResult(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-function isInside(root: string, path: string): boolean {
+/** Whether `path` is `root` or below it. */
+export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
+/** `path`'s real location, or its absolute one while it does not exist. */
+async function realOrResolved(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return resolve(path);
+    throw error;
+  }
+}
+
 /**
  * Resolves `requested` against the real path of `cwd` and checks that both
- * its lexical and its real location stay inside it.
+ * its lexical and its real location stay inside it, and out of every
+ * folder of `hidden`.
  */
-export async function confine(cwd: string, requested: string): Promise<Confined> {
+export async function confine(
+  cwd: string,
+  requested: string,
+  hidden: readonly string[] = [],
+): Promise<Confined> {
   const root = await Deno.realPath(cwd);
   const lexical = resolve(root, requested);
   const outside = errorResult(`path \`${requested}\` is outside the working directory`);
   if (!isInside(root, lexical)) return { ok: false, result: outside };
+  const folders = await Promise.all(hidden.map(realOrResolved));
+  const inHidden = (path: string) => folders.some((folder) => isInside(folder, path));
+  const refused = errorResult(
+    `path \`${requested}\` is in spillway's workspace, which the file tools do not reach`,
+  );
+  // Before the disk is asked: whether a hidden file exists is not told either.
+  if (inHidden(lexical)) return { ok: false, result: refused };
   let real: string;
   try {
     real = await Deno.realPath(lexical);
@@ -43,5 +75,6 @@ export async function confine(cwd: string, requested: string): Promise<Confined>
     throw error;
   }
   if (!isInside(root, real)) return { ok: false, result: outside };
-  return { ok: true, root, path: real };
+  if (inHidden(real)) return { ok: false, result: refused };
+  return { ok: true, root, path: real, hidden: folders };
 }

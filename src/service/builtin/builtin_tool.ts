@@ -15,6 +15,11 @@ export interface BuiltinToolContext {
   /** The working directory the source was constructed with (as given, not resolved). */
   readonly cwd: string;
   /**
+   * Folders under `cwd` the tool never reaches (`spillway serve`'s
+   * workspace), as given. Default: none.
+   */
+  readonly hidden?: readonly string[];
+  /**
    * Whom the call is for (a `spillway serve` client), when it is for one:
    * a tool reading what only some callers may read checks it. Default: none.
    */

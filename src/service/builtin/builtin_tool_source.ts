@@ -21,6 +21,11 @@ import { errorResult } from "./_confine.ts";
 export interface BuiltinToolSourceOptions {
   /** The working directory the tools are confined to. */
   readonly cwd: string;
+  /**
+   * Folders under `cwd` the file tools never reach, even through a symlink
+   * or `..` (`spillway serve`'s workspace). Default: none.
+   */
+  readonly hidden?: readonly string[];
   /** The tools to register at construction. Defaults to {@linkcode BUILTIN_TOOLS}. */
   readonly tools?: readonly BuiltinTool[];
   /**
@@ -61,6 +66,7 @@ export class BuiltinToolSource implements ToolSource {
   /** Always `"builtin"`. */
   readonly name = "builtin";
   readonly #cwd: string;
+  readonly #hidden: readonly string[];
   readonly #tools = new Map<string, BuiltinTool>();
   readonly #timeoutFor: (tool: string) => number;
   /** One options object for every call's deadline. */
@@ -74,6 +80,7 @@ export class BuiltinToolSource implements ToolSource {
    */
   constructor(options: BuiltinToolSourceOptions) {
     this.#cwd = options.cwd;
+    this.#hidden = options.hidden ?? [];
     this.#timeoutFor = options.timeoutFor ?? (() => DEFAULT_TOOL_TIMEOUT_MS);
     this.#deadline = { clock: options.clock ?? SYSTEM_CLOCK };
     this.#scansJsonFor = options.scansJsonFor ?? (() => false);
@@ -126,6 +133,7 @@ export class BuiltinToolSource implements ToolSource {
       const context: BuiltinToolContext = {
         signal: deadline.signal,
         cwd: this.#cwd,
+        hidden: this.#hidden,
         ...(options.principal === undefined ? {} : { principal: options.principal }),
         ...(options.output === undefined
           ? {}

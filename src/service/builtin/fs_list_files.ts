@@ -9,21 +9,25 @@
 
 import { join } from "node:path";
 import type { BuiltinTool } from "./builtin_tool.ts";
-import { confine, errorResult } from "./_confine.ts";
+import { confine, errorResult, isInside } from "./_confine.ts";
 
 async function walk(
   dir: string,
   prefix: string,
   recursive: boolean,
   signal: AbortSignal,
+  hidden: readonly string[],
   out: string[],
 ): Promise<void> {
   signal.throwIfAborted();
   for await (const entry of Deno.readDir(dir)) {
     const name = prefix + entry.name;
+    const path = join(dir, entry.name);
+    // Not followed, so `path` is where the entry really is: a hidden folder is not listed.
+    if (hidden.some((folder) => isInside(folder, path))) continue;
     if (entry.isDirectory) {
       out.push(`${name}/`);
-      if (recursive) await walk(join(dir, entry.name), `${name}/`, true, signal, out);
+      if (recursive) await walk(path, `${name}/`, true, signal, hidden, out);
     } else {
       out.push(name);
     }
@@ -63,7 +67,7 @@ export const fsListFiles: BuiltinTool = {
     },
     additionalProperties: false,
   },
-  async run(args, { signal, cwd }) {
+  async run(args, { signal, cwd, hidden }) {
     const { path = ".", recursive = false } = args;
     if (typeof path !== "string") {
       return errorResult(`fs_list_files: \`path\` must be a string, got ${JSON.stringify(path)}`);
@@ -73,12 +77,12 @@ export const fsListFiles: BuiltinTool = {
         `fs_list_files: \`recursive\` must be a boolean, got ${JSON.stringify(recursive)}`,
       );
     }
-    const confined = await confine(cwd, path);
+    const confined = await confine(cwd, path, hidden);
     if (!confined.ok) return confined.result;
     const info = await Deno.stat(confined.path);
     if (!info.isDirectory) return errorResult(`not a directory: \`${path}\``);
     const entries: string[] = [];
-    await walk(confined.path, "", recursive, signal, entries);
+    await walk(confined.path, "", recursive, signal, confined.hidden, entries);
     // Code-unit order: deterministic across locales.
     entries.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return entries.join("\n");

@@ -39,13 +39,13 @@ export const fsReadFile: BuiltinTool = {
     required: ["path"],
     additionalProperties: false,
   },
-  async run(args, { signal, cwd, output, scansJson }) {
+  async run(args, { signal, cwd, hidden, output, scansJson }) {
     const { path } = args;
     if (path === undefined) return errorResult("fs_read_file: `path` is required");
     if (typeof path !== "string") {
       return errorResult(`fs_read_file: \`path\` must be a string, got ${JSON.stringify(path)}`);
     }
-    const confined = await confine(cwd, path);
+    const confined = await confine(cwd, path, hidden);
     if (!confined.ok) return confined.result;
     const info = await Deno.stat(confined.path);
     if (info.isDirectory) return errorResult(`is a directory: \`${path}\``);

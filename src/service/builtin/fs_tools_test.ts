@@ -149,3 +149,45 @@ Deno.test("BuiltinToolSource rejects promptly with the abort reason, even if the
   await assert.rejects(call, (error) => error === reason);
   finish("too late");
 });
+
+Deno.test("the fs tools never reach a hidden folder under the working directory, by path, .., or symlink", async () => {
+  await using t = await tree();
+  const ws = join(t.work, "ws");
+  await Deno.mkdir(join(ws, "conversations"), { recursive: true });
+  await Deno.writeTextFile(join(ws, "conversations", "events.jsonl"), "recorded\n");
+  await Deno.symlink(ws, join(t.work, "to-ws"));
+  await Deno.symlink(join(ws, "conversations", "events.jsonl"), join(t.work, "src", "events"));
+  const source = new BuiltinToolSource({ cwd: t.work, hidden: [ws] });
+  const call = (tool: string, args: Record<string, unknown>) =>
+    source.call(tool, args, { signal: signal() });
+  for (
+    const path of [
+      "ws",
+      "ws/conversations/events.jsonl",
+      "./src/../ws/conversations/events.jsonl",
+      "to-ws/conversations/events.jsonl",
+      "src/events",
+      "ws/never-was.txt",
+      join(ws, "conversations", "events.jsonl"),
+    ]
+  ) {
+    const read = await call("fs_read_file", { path });
+    assert.equal(read.isError, true, path);
+    assert.equal(
+      textOf(read),
+      `path \`${path}\` is in spillway's workspace, which the file tools do not reach`,
+    );
+  }
+  const listed = await call("fs_list_files", { path: "to-ws" });
+  assert.equal(listed.isError, true);
+  // A walk of the working directory skips it: not even its name is listed.
+  const walked = textOf(await call("fs_list_files", { recursive: true }));
+  assert.ok(!walked.split("\n").some((line) => line.startsWith("ws")), walked);
+  assert.match(walked, /^src\/deep\/z\.txt$/m);
+  // Without it hidden, the same paths are read.
+  assert.equal(textOf(await run(t.work, "fs_read_file", { path: "src/events" })), "recorded\n");
+  // A hidden folder that does not exist yet is hidden all the same.
+  const later = new BuiltinToolSource({ cwd: t.work, hidden: [join(t.work, "later")] });
+  const refused = await later.call("fs_read_file", { path: "later/x" }, { signal: signal() });
+  assert.match(textOf(refused), /is in spillway's workspace/);
+});
