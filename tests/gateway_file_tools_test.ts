@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { dirname, join, relative } from "node:path";
-import { textOf } from "./gateway_fixtures.ts";
+import { startHttpGateway, textOf, upstreamConfig } from "./gateway_fixtures.ts";
 import { clientOf, endSession, spawnClientsServe } from "./_clients.ts";
 
 const FILE_TOOLS = `
@@ -78,4 +78,23 @@ Deno.test("serve --http: fs_read_file and fs_list_files never reach the workspac
   const listed = await bob.callTool({ name: "fs_list_files", arguments: { path: "to-ws" } });
   assert.equal(listed.isError, true);
   await endSession(bob);
+});
+
+Deno.test("a gateway whose working folder is its workspace hides the workspace's recorded parts from the file tools", async () => {
+  await using gw = await startHttpGateway({
+    config: upstreamConfig(`[conversation.tools.fs_read_file]\nspill = false\n`),
+  });
+  const client = await gw.client();
+  await client.callTool({ name: "test_simple_text", arguments: {} });
+  await Deno.writeTextFile(join(gw.workspace, "here.txt"), "readable");
+  const recorded = await firstFile(join(gw.workspace, "conversations"));
+  assert.ok(recorded !== undefined);
+  const read = (path: string) => client.callTool({ name: "fs_read_file", arguments: { path } });
+  assert.equal(textOf(await read("here.txt")), "readable");
+  const path = relative(gw.workspace, recorded);
+  const refused = await read(path);
+  assert.equal(
+    textOf(refused),
+    `path \`${path}\` is in spillway's workspace, which the file tools do not reach`,
+  );
 });

@@ -31,6 +31,7 @@ import type { Server, ServerCapabilities, Tool, Transport } from "../service/sdk
 import type { ByteSize } from "../size/byte_size.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
+import { hiddenFromFileTools } from "./hidden_from_file_tools.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { createSessionServer } from "./_session_server.ts";
 import type { SessionCeiling } from "./session_ceiling.ts";
@@ -179,13 +180,14 @@ export class Gateway {
       config,
       options.blobs ?? new FileBlobStore(blobDirectory(resolve(options.workspace))),
     );
+    const cwd = resolve(options.cwd ?? Deno.cwd());
     const plan = toolSourcesFromConfig(config, {
-      cwd: resolve(options.cwd ?? Deno.cwd()),
+      cwd,
       tools: [...(options.tools ?? []), ...(spilling?.tools ?? [])],
       // A gateway offers what it was configured to offer, no file tools of its own.
       builtins: "configured",
       // Every client's conversations and outputs: no file tool reads them.
-      hidden: [resolve(options.workspace)],
+      hidden: hiddenFromFileTools(options.workspace, cwd),
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
       ...(options.warn === undefined ? {} : { warn: options.warn }),
       relayInquiries: true,
