@@ -8,6 +8,7 @@
  * @module
  */
 
+import { ClientConversationId } from "../gateway/client_conversation_id.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { plural } from "../terminal/plural.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
@@ -32,7 +33,9 @@ export const conversationLsCommand: Command = {
 its turns, events and size, its largest tool response as the model is sent
 it (with its size in the log when a compaction changed it), how many
 responses the model would still be sent over today's size_threshold
-(compactions applied), and the total size of its full-result files.
+(compactions applied), and the total size of its full-result files. A
+conversation of a spillway serve with clients of their own tokens
+([serve.tokens.NAME]) names its client (its id ends in .NAME).
 
 A conversation with responses over the threshold can be repaired with
 \`spillway conversation compact --tools=cap ID\` (or --tools=strip-responses).
@@ -95,8 +98,11 @@ export function asTable(
 ): string {
   if (summaries.length === 0) return `No conversations in ${where}.\n`;
   const size = (bytes: number) => ByteSize.fromBytes(bytes).human();
+  // A gateway with clients of their own tokens names each conversation's client.
+  const clients = summaries.some((s) => clientOf(s) !== undefined);
   const rows = [[
     "ID",
+    ...(clients ? ["CLIENT"] : []),
     "STARTED (UTC)",
     "TURNS",
     "EVENTS",
@@ -108,6 +114,7 @@ export function asTable(
   for (const s of summaries) {
     rows.push([
       s.id,
+      ...(clients ? [clientOf(s) ?? "-"] : []),
       s.started === undefined ? "-" : s.started.slice(0, 16).replace("T", " "),
       String(s.turns),
       String(s.events),
@@ -136,6 +143,11 @@ function largestCell(largest: NonNullable<ConversationSummary["largest"]>): stri
   return largest.sentBytes === largest.bytes ? cell : `${cell} (${size(largest.bytes)} in the log)`;
 }
 
+/** The `spillway serve` client the conversation belongs to, when its id names one. */
+function clientOf(summary: ConversationSummary): string | undefined {
+  return ClientConversationId.clientOf(summary.id);
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -143,6 +155,7 @@ function compare(a: string, b: string): number {
 function asJson(summaries: readonly ConversationSummary[], where: string): string {
   const conversations = summaries.map((s) => ({
     id: s.id,
+    client: clientOf(s) ?? null,
     location: s.location,
     started: s.started ?? null,
     turns: s.turns,

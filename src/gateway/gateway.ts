@@ -31,6 +31,7 @@ import type { Server, ServerCapabilities, Tool, Transport } from "../service/sdk
 import type { ByteSize } from "../size/byte_size.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
+import { ClientConversationId } from "./client_conversation_id.ts";
 import { hiddenFromFileTools } from "./hidden_from_file_tools.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { createSessionServer } from "./_session_server.ts";
@@ -281,7 +282,10 @@ export class Gateway {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
     const id = options.id ?? crypto.randomUUID();
     const client = options.client ?? DEFAULT_CLIENT;
-    const conversationId = newConversationId();
+    // With clients of their own tokens, each one's conversations are apart and named.
+    const named = (this.#options.clients?.length ?? 1) > 1;
+    const conversationId = named ? ClientConversationId.create(client) : newConversationId();
+    const notices = this.#options.noticeSink ?? stderrNotices;
     // The session's ceiling is its client's, known once it has initialized
     // (read by the policies and the tool list, which only run after `server` exists).
     let ceiling: { readonly value: SessionCeiling | undefined } | undefined;
@@ -299,7 +303,9 @@ export class Gateway {
       conversationId,
       policyFor: (tool) => this.#limits.policy(ceilingNow(), tool),
       prompter: this.#options.prompter ?? refusingPrompter,
-      noticeSink: this.#options.noticeSink ?? stderrNotices,
+      noticeSink: named
+        ? { notice: (fact) => notices.notice({ ...fact, principal: client }) }
+        : notices,
       available: () => this.#service.list().map((tool) => tool.name),
       ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
     });

@@ -31,6 +31,11 @@ export interface NoticeFact {
    */
   readonly client?: string;
   /**
+   * The `spillway serve` client (the name of its token) whose assistant was
+   * sent the cut, when the gateway has clients of their own tokens.
+   */
+  readonly principal?: string;
+  /**
    * Present when the tool's truncation is `json` or `auto` and the text was
    * cut as `head` instead: why.
    */
@@ -41,7 +46,8 @@ export interface NoticeFact {
 
 /**
  * Formats a notice line (no trailing newline):
- * `{tool}: sent {cap} of {original} to the assistant ({cause})`, the cause
+ * `{tool}: sent {cap} of {original} to the assistant ({cause})`, with ` of
+ * client {principal}` after "assistant" when the fact names one, the cause
  * followed by `: {client}` when it is a client's own ceiling, the line by
  * `; {why}` when a json cut fell back to the head (`not one JSON value: cut
  * as head`), then by `; dropped {what}` when the cut also dropped non-text
@@ -88,6 +94,17 @@ export interface NoticeFact {
  *   }),
  *   "logs: sent 256.0 KB of 3.1 MB to the assistant (size_threshold); not one JSON value: cut as head",
  * );
+ * assert.equal(
+ *   formatNotice({
+ *     tool: "logs",
+ *     callId: "c4",
+ *     originalBytes: 3250586,
+ *     capBytes: 262144,
+ *     cause: "size_threshold",
+ *     principal: "alice",
+ *   }),
+ *   "logs: sent 256.0 KB of 3.1 MB to the assistant of client alice (size_threshold)",
+ * );
  * ```
  */
 export function formatNotice(fact: NoticeFact): string {
@@ -96,5 +113,7 @@ export function formatNotice(fact: NoticeFact): string {
   const fallback = fact.fallback === undefined ? "" : `; ${describeJsonFallback(fact.fallback)}`;
   const dropped = fact.dropped === undefined ? "" : `; dropped ${describeDropped(fact.dropped)}`;
   const cause = fact.client === undefined ? fact.cause : `${fact.cause}: ${fact.client}`;
-  return `${fact.tool}: sent ${cap} of ${original} to the assistant (${cause})${fallback}${dropped}`;
+  const whose = fact.principal === undefined ? "" : ` of client ${fact.principal}`;
+  return `${fact.tool}: sent ${cap} of ${original} to the assistant${whose} (${cause})` +
+    `${fallback}${dropped}`;
 }
