@@ -74,6 +74,16 @@ unless the address is loopback. A POST larger than serve.max_request_size
 (4MB) is refused with 413; pages of loopback origins and of
 serve.allowed_origins get CORS answers (docs/security.md).
 
+Clients of their own: [serve.tokens.NAME] env = "VAR" gives client NAME its
+own token, read from $VAR (the token above is client "default"). A client's
+sessions answer only its token (any other gets 404), it reads only the
+stored outputs it produced, it has its own connection to each upstream
+server (started on its first call, stopped when its last session ends),
+upstream notifications reach only its sessions, and its conversations are
+recorded apart (ids ending in .NAME; notices and conversation ls name it).
+--stdio serves the default client only. The builtin file tools never reach
+the workspace.
+
 Client ceilings: agent CLIs cut long tool results again, or move them into
 a file, after spillway recorded them, so their model would read a text
 nobody recorded. spillway knows each client by the name it announces at
