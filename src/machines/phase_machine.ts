@@ -33,6 +33,7 @@ import { type CappedSlots, capSlots } from "./cap_slots.ts";
 import { commitMachine, type CommitOutput } from "./commit_machine.ts";
 import type { ExecutionLink } from "./execution_link.ts";
 import type { Prompter } from "./prompter.ts";
+import { fromPureStep } from "./from_pure_step.ts";
 import { runUnattendedCalls } from "./run_unattended_calls.ts";
 import { failedReview } from "./synthesized_reviews.ts";
 import {
@@ -139,8 +140,9 @@ const phaseSetup = setup({
   actors: {
     toolCall: toolCallMachine,
     runUnattendedCalls: fromPromise(runUnattendedCalls),
-    capSlots: fromPromise<CappedSlots, { records: readonly CallRecord[] }>(({ input }) =>
-      Promise.resolve(capSlots(input.records))
+    // Pure: settled when invoked, no promise to wait for.
+    capSlots: fromPureStep<CappedSlots, { records: readonly CallRecord[] }>(({ records }) =>
+      capSlots(records)
     ),
     commit: commitMachine,
     /**
