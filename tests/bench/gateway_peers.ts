@@ -25,7 +25,12 @@
  *   and with `--no-eventStore`).
  *
  * Only spillway records every result and makes it durable before
- * delivering it. Run: `deno task bench:peers [--rounds 7] [--calls 200]`.
+ * delivering it. So two more HTTP rows measure what durability costs on its
+ * own, in the same run: direct calls, and the fastest peer's calls (mcp-proxy
+ * `--no-eventStore`), each followed in this process by a 1 KB append and an
+ * `fdatasync` of a file (a batch of 100: one append of its results and one
+ * `fdatasync`), the least any gateway that records durably adds to them.
+ * Run: `deno task bench:peers [--rounds 7] [--calls 200]`.
  *
  * @module
  */
@@ -147,6 +152,8 @@ interface Contender {
   readonly transport: "stdio" | "http";
   readonly name: string;
   readonly client: Client;
+  /** Where each result is appended and flushed after its call (the durability floor rows). */
+  readonly durable?: Deno.FsFile;
 }
 
 async function contenders(): Promise<Contender[]> {
@@ -213,13 +220,35 @@ async function contenders(): Promise<Contender[]> {
       ], /(starting server on port)/).then(() => http(`http://127.0.0.1:${bareProxyPort}/mcp`)),
     ],
   ];
-  return await Promise.all(
+  const started: Contender[] = await Promise.all(
     list.map(async ([transport, name, client]) => ({ transport, name, client: await client })),
   );
+  const floors = [["direct", "direct + append and fdatasync"], [
+    "mcp-proxy --no-eventStore",
+    "mcp-proxy --no-eventStore + append and fdatasync",
+  ]];
+  for (const [of, name] of floors) {
+    const { client } = started.find((c) => c.transport === "http" && c.name === of)!;
+    const durable = await Deno.open(`${dir}/${name!.split(" ")[0]}.jsonl`, {
+      create: true,
+      append: true,
+    });
+    started.push({ transport: "http", name: name!, client, durable });
+  }
+  return started;
+}
+
+const encoder = new TextEncoder();
+
+/** Appends the results as JSON lines and flushes them (`fdatasync`). */
+async function record(file: Deno.FsFile, results: CallToolResult[]): Promise<void> {
+  const lines = results.map((result) => JSON.stringify(result) + "\n").join("");
+  await file.write(encoder.encode(lines));
+  await file.syncData();
 }
 
 /** One 1 KB call; checks that the result is whole. */
-async function call(client: Client): Promise<void> {
+async function call(client: Client): Promise<CallToolResult> {
   const result = await client.callTool(
     { name: "big", arguments: { bytes: 1024 } },
     undefined,
@@ -227,17 +256,22 @@ async function call(client: Client): Promise<void> {
   ) as CallToolResult;
   const block = result.content[0];
   if (block?.type !== "text" || block.text.length !== 1024) throw new Error("not a 1 KB result");
+  return result;
 }
 
-async function sequential(client: Client): Promise<number> {
+async function sequential({ client, durable }: Contender): Promise<number> {
   const started = performance.now();
-  for (let i = 0; i < CALLS; i++) await call(client);
+  for (let i = 0; i < CALLS; i++) {
+    const result = await call(client);
+    if (durable !== undefined) await record(durable, [result]);
+  }
   return (performance.now() - started) / CALLS;
 }
 
-async function concurrent(client: Client): Promise<number> {
+async function concurrent({ client, durable }: Contender): Promise<number> {
   const started = performance.now();
-  await Promise.all(Array.from({ length: BATCH }, () => call(client)));
+  const results = await Promise.all(Array.from({ length: BATCH }, () => call(client)));
+  if (durable !== undefined) await record(durable, results);
   return performance.now() - started;
 }
 
@@ -247,19 +281,22 @@ const median = (xs: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** The floor rows' files, closed at the end. */
+const durableFiles: Deno.FsFile[] = [];
 try {
   const all = await contenders();
+  for (const { durable } of all) if (durable !== undefined) durableFiles.push(durable);
   // Warm up: every path compiled, every session open.
-  for (const { client } of all) {
-    await sequential(client);
-    await concurrent(client);
+  for (const contender of all) {
+    await sequential(contender);
+    await concurrent(contender);
   }
   const seq = new Map(all.map((c) => [c, [] as number[]]));
   const par = new Map(all.map((c) => [c, [] as number[]]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = all.map((_, i) => all[(i + round) % all.length]!);
-    for (const contender of order) seq.get(contender)!.push(await sequential(contender.client));
-    for (const contender of order) par.get(contender)!.push(await concurrent(contender.client));
+    for (const contender of order) seq.get(contender)!.push(await sequential(contender));
+    for (const contender of order) par.get(contender)!.push(await concurrent(contender));
   }
   const load = Deno.loadavg().map((figure) => figure.toFixed(2)).join(" ");
   console.log(
@@ -295,6 +332,7 @@ try {
   for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  "));
 } finally {
   await Promise.allSettled(clients.map((client) => client.close()));
+  for (const file of durableFiles) file.close();
   for (const child of children) {
     try {
       child.kill("SIGTERM");
