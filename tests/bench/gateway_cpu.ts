@@ -8,7 +8,7 @@
  * (this process), of each process between it and the upstream, and of the
  * upstream.
  *
- *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway]
+ *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway|mcp-proxy]
  *       [--calls N] [--batch N] [--http] [--cpu-prof DIR]
  *
  * - `--via direct` (default): the client calls the upstream itself;
@@ -19,7 +19,10 @@
  *   it (`fdatasync`) before returning it: the least a gateway that records
  *   durably does;
  * - `gateway`: through `spillway serve --stdio`, which also records and
- *   flushes every call in its workspace (a temporary directory).
+ *   flushes every call in its workspace (a temporary directory);
+ * - `mcp-proxy` (with `--http` only): through the fastest peer of the
+ *   peers bench, mcp-proxy `--no-eventStore` (npm, pinned, as npx installs
+ *   it), which records nothing: its CPU per call beside the gateway's.
  *
  * `--batch N` sends the calls N at a time (each group once the previous one
  * is answered); the latency printed is then the time per call, not per group.
@@ -68,14 +71,17 @@ const calls = Number(values.calls);
 /** Calls sent at once, each group after the previous one answered. */
 const batch = Number(values.batch);
 if (
-  !["direct", "relay", "durable", "gateway"].includes(via) || !Number.isSafeInteger(calls) ||
+  !["direct", "relay", "durable", "gateway", "mcp-proxy"].includes(via) ||
+  !Number.isSafeInteger(calls) ||
   calls < 1
 ) {
   throw new Error(
-    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway] [--calls N] [--batch N] [--http] [--cpu-prof DIR]",
+    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway|mcp-proxy] [--calls N] [--batch N] [--http] [--cpu-prof DIR]",
   );
 }
 
+/** The peer, pinned as in the peers bench. */
+const MCP_PROXY = "mcp-proxy@6.7.19";
 const dir = Deno.makeTempDirSync({ prefix: "spillway-gateway-cpu-" });
 Deno.writeTextFileSync(`${dir}/config.toml`, upstreamConfig());
 const args = via === "direct" ? UPSTREAM_ARGS : via === "relay" || via === "durable"
@@ -92,8 +98,25 @@ const client = new Client({ name: "gateway-cpu", version: "0" });
 /** The process the client talks to: its stdio child, or the HTTP server started for it. */
 let serverPid: number;
 let server: Deno.ChildProcess | undefined;
-if (values.http) {
-  if (via !== "direct" && via !== "gateway") throw new Error("--http: --via direct or gateway");
+if (via === "mcp-proxy") {
+  if (!values.http) throw new Error("--via mcp-proxy: over --http only");
+  const port = freePort();
+  server = new Deno.Command(await npmBin(MCP_PROXY, "mcp-proxy"), {
+    args: [
+      ...["--port", String(port), "--host", "127.0.0.1", "--server", "stream", "--no-eventStore"],
+      ...["--", Deno.execPath(), ...UPSTREAM_ARGS],
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  serverPid = server.pid;
+  await accepting(port);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+} else if (values.http) {
+  if (via !== "direct" && via !== "gateway") {
+    throw new Error("--http: --via direct, gateway or mcp-proxy");
+  }
   const httpArgs = via === "direct"
     ? [...UPSTREAM_ARGS, "--http", "0"]
     : [...args.filter((arg) => arg !== "--stdio"), "--http", "127.0.0.1:0", "--no-auth"];
@@ -113,6 +136,38 @@ if (values.http) {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
   await client.connect(transport);
   serverPid = transport.pid as number;
+}
+
+/** A peer's executable, as npx installs it (so it runs as one process we can measure). */
+async function npmBin(pkg: string, bin: string): Promise<string> {
+  const { stdout, success } = await new Deno.Command("npx", {
+    args: ["-y", "--prefer-offline", "-p", pkg, "-c", `command -v ${bin}`],
+    env: { npm_config_update_notifier: "false" },
+    stderr: "inherit",
+  }).output();
+  if (!success) throw new Error(`npx could not install ${pkg}`);
+  return new TextDecoder().decode(stdout).trim();
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** Waits until `port` accepts connections (a peer may print before it listens); 30 s at most. */
+async function accepting(port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`port ${port} does not accept: ${error}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 /** `pid` and its descendants, parents first. */
