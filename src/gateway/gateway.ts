@@ -155,7 +155,11 @@ export class Gateway {
       new FileStreamStore(join(resolve(options.workspace), "conversations"));
     this.#clients = new ClientRegistry({
       ...(options.clients === undefined ? {} : { clients: options.clients }),
-      release: (client) => service.release(client),
+      release: (client) => {
+        // Its catalog was listed from the connections released with it.
+        this.#catalog?.release(client);
+        return service.release(client);
+      },
     });
     this.#limits = new SessionLimits({
       config: options.config,
@@ -229,9 +233,9 @@ export class Gateway {
         void session.server.sendToolListChanged().catch(() => {});
       }
     });
-    // An upstream's prompts or resources changed: tell every client, which lists them anew.
-    gateway.#catalog.onChanged((kind) => {
-      for (const { server } of gateway.#sessions.values()) {
+    // A client's connection says its prompts or resources changed: tell that client's sessions.
+    gateway.#catalog.onChanged((kind, client) => {
+      for (const { server } of gateway.sessions.filter((session) => session.client === client)) {
         const sent = kind === "prompts"
           ? server.sendPromptListChanged()
           : server.sendResourceListChanged();

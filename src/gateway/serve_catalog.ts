@@ -1,7 +1,8 @@
 /**
  * The prompts and resources one `spillway serve` client sees: the upstream
- * servers' (see {@linkcode UpstreamCatalog}), each request passed on to the
- * server that listed the item, beside the gateway's own stored outputs
+ * servers' as its own connections list them (its catalog, see
+ * {@linkcode UpstreamCatalog}), each request passed on to its connection to
+ * the server that listed the item, beside the gateway's own stored outputs
  * (`spillway://outputs/…`, when outputs are spilled).
  *
  * What passes through is not capped and not recorded: a client asks for a
@@ -41,8 +42,8 @@ export interface ServeCatalogOptions {
   /** Who produced which stored output: the client sees only its own. */
   readonly owners: BlobOwners | undefined;
   /**
-   * The client the session belongs to: its `prompts/get` and
-   * `resources/read` go to its own connection to the server.
+   * The client the session belongs to: its listings, `prompts/get` and
+   * `resources/read` go to its own connection to each server.
    */
   readonly principal: string;
 }
@@ -61,14 +62,17 @@ export function serveCatalog(
   const reader = options.owners === undefined ? undefined : { owners: options.owners, principal };
   const offered = catalog.capabilities;
   if (offered.prompts !== undefined) {
-    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts }));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
+    server.setRequestHandler(
+      ListPromptsRequestSchema,
+      async () => ({ prompts: (await catalog.of(principal)).prompts }),
+    );
+    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
       const { name } = request.params;
-      const source = catalog.promptOwner(name);
+      const source = (await catalog.of(principal)).promptOwner(name);
       if (source === undefined) {
         throw rpcError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}`);
       }
-      return forwarded(
+      return await forwarded(
         source,
         "prompts/get",
         extra.signal,
@@ -83,20 +87,20 @@ export function serveCatalog(
     const stored: ListResourcesResult = blobs === undefined
       ? { resources: [] }
       : await listBlobResources(blobs, cursor, reader);
-    return cursor === undefined
-      ? { ...stored, resources: [...catalog.resources, ...stored.resources] }
-      : stored;
+    if (cursor !== undefined) return stored;
+    const upstream = (await catalog.of(principal)).resources;
+    return { ...stored, resources: [...upstream, ...stored.resources] };
   });
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
-    () => ({ resourceTemplates: catalog.templates }),
+    async () => ({ resourceTemplates: (await catalog.of(principal)).templates }),
   );
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
     if (blobs !== undefined && uri.startsWith(BLOB_URI_PREFIX)) {
-      return readBlobResource(blobs, uri, reader);
+      return await readBlobResource(blobs, uri, reader);
     }
-    const source = catalog.resourceOwner(uri);
+    const source = (await catalog.of(principal)).resourceOwner(uri);
     if (source === undefined) {
       throw rpcError(
         ErrorCode.InvalidParams,
@@ -104,7 +108,7 @@ export function serveCatalog(
           "matching it",
       );
     }
-    return forwarded(
+    return await forwarded(
       source,
       "resources/read",
       extra.signal,

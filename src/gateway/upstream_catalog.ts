@@ -1,55 +1,39 @@
 /**
  * The prompts and resources of the upstream MCP servers behind
- * `spillway serve`, and which server each belongs to. They are listed when
- * the gateway starts (every page) and again when a server says they changed
- * (`notifications/prompts/list_changed`, `…/resources/list_changed`), as the
- * tools are.
+ * `spillway serve`, per client. What a server lists may depend on the
+ * connection it lists on (a browser lists its open pages), and every client
+ * has its own connection to each server: so each client's catalog
+ * ({@linkcode ClientCatalog}) is listed from its own connections, when it
+ * first asks, and a server's part of it is listed again when that client's
+ * connection says it changed (`notifications/prompts/list_changed`,
+ * `…/resources/list_changed`); only that client is told. A client whose last
+ * session ended is forgotten with its connections.
  *
- * Two servers listing the same prompt name, resource URI or URI template:
- * the server configured first keeps it, and a warning names both (once per
- * clash). Unlike a tool clash this does not stop the gateway: a prompt or
- * resource has no config entry that could rename it, and it runs nothing.
+ * At start every server is listed once on spillway's own connection: for
+ * its capabilities, and so that a listing that fails or a clash is told
+ * when the gateway starts. Two servers listing the same prompt name,
+ * resource URI or URI template: the server configured first keeps it, and a
+ * warning names both (once per clash). Unlike a tool clash this does not
+ * stop the gateway: a prompt or resource has no config entry that could
+ * rename it, and it runs nothing.
  *
  * @module
  */
 
-import { reasonText } from "../errors/reason_text.ts";
-import {
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  UriTemplate,
-} from "../service/sdk.ts";
-import type { CatalogPage, CatalogUpstream } from "../service/upstream/catalog_upstream.ts";
+import type { ServerCapabilities } from "../service/sdk.ts";
+import type { CatalogUpstream } from "../service/upstream/catalog_upstream.ts";
+import { type CatalogKind, ClientCatalog } from "./client_catalog.ts";
 
-/** What changed, as the notifications say it. */
-export type CatalogKind = "prompts" | "resources";
+export type { CatalogKind } from "./client_catalog.ts";
 
-/** One listed item and the server it came from. */
-interface Owned<T> {
-  readonly source: CatalogUpstream;
-  readonly item: T;
-}
-
-/** What one server listed. */
-interface Listing {
-  prompts: readonly Prompt[];
-  resources: readonly Resource[];
-  templates: readonly ResourceTemplate[];
-}
-
-/** The upstream servers' prompts and resources, by owner. */
+/** The upstream servers' prompts and resources, one catalog per client. */
 export class UpstreamCatalog {
   readonly #sources: readonly CatalogUpstream[];
   readonly #capabilities: readonly ServerCapabilities[];
   readonly #warn: (message: string) => void;
-  readonly #listings = new Map<CatalogUpstream, Listing>();
   readonly #warned = new Set<string>();
-  readonly #listeners = new Set<(kind: CatalogKind) => void>();
-  #prompts = new Map<string, Owned<Prompt>>();
-  #resources = new Map<string, Owned<Resource>>();
-  #templates: (Owned<ResourceTemplate> & { readonly matcher: UriTemplate })[] = [];
+  readonly #clients = new Map<string, Promise<ClientCatalog>>();
+  readonly #listeners = new Set<(kind: CatalogKind, client: string) => void>();
 
   private constructor(
     sources: readonly CatalogUpstream[],
@@ -62,8 +46,9 @@ export class UpstreamCatalog {
   }
 
   /**
-   * Lists the prompts and resources of `sources` (started already), in
-   * their configured order, and follows their changes.
+   * Lists the prompts and resources of `sources` (started already) on
+   * spillway's own connections, in their configured order, warning of what
+   * failed and of clashes, and follows each client's changes.
    */
   static async load(
     sources: readonly CatalogUpstream[],
@@ -73,15 +58,11 @@ export class UpstreamCatalog {
       sources.map((source) => source.capabilities().catch(() => ({}))),
     );
     const catalog = new UpstreamCatalog(sources, capabilities, warn);
-    await Promise.all(sources.map((source) => catalog.#list(source, "prompts")));
-    await Promise.all(sources.map((source) => catalog.#list(source, "resources")));
-    catalog.#index();
+    await ClientCatalog.list(catalog.#options(undefined));
     for (const source of sources) {
-      source.onCatalogChanged((kind) => {
-        void catalog.#list(source, kind).then(() => {
-          catalog.#index();
-          for (const listener of catalog.#listeners) listener(kind);
-        });
+      source.onCatalogChanged((kind, client) => {
+        // spillway's own connection lists for nobody once the gateway started.
+        if (client !== undefined) catalog.#changed(source, kind, client);
       });
     }
     return catalog;
@@ -96,139 +77,62 @@ export class UpstreamCatalog {
     };
   }
 
-  /** Calls `listener` after a server's prompts or resources changed and were listed again. */
-  onChanged(listener: (kind: CatalogKind) => void): () => void {
+  /**
+   * `client`'s catalog, listed from its own connections the first time it
+   * is asked for (which starts them, as a call does). A listing that failed
+   * because its server could not be reached is tried again.
+   */
+  async of(client: string): Promise<ClientCatalog> {
+    let pending = this.#clients.get(client);
+    if (pending === undefined) {
+      pending = ClientCatalog.list(this.#options(client));
+      this.#clients.set(client, pending);
+      return await pending;
+    }
+    const catalog = await pending;
+    await catalog.retryUnreached();
+    return catalog;
+  }
+
+  /**
+   * Calls `listener` when `client`'s connection to a server said its prompts
+   * or resources changed (after they were listed again, if the client had
+   * listed them): that client's sessions, and only they, should be told.
+   */
+  onChanged(listener: (kind: CatalogKind, client: string) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** Every server's prompts, clashes resolved. */
-  get prompts(): Prompt[] {
-    return [...this.#prompts.values()].map((owned) => owned.item);
+  /** Forgets `client`'s catalog (its last session ended); it is listed anew when asked again. */
+  release(client: string): void {
+    this.#clients.delete(client);
   }
 
-  /** Every server's resources, clashes resolved. */
-  get resources(): Resource[] {
-    return [...this.#resources.values()].map((owned) => owned.item);
+  #changed(source: CatalogUpstream, kind: CatalogKind, client: string): void {
+    const pending = this.#clients.get(client);
+    // Never listed: it is listed afresh when asked, but the client is told all the same.
+    const relisted = pending === undefined
+      ? Promise.resolve()
+      : pending.then((catalog) => catalog.relist(source, kind));
+    void relisted.then(() => {
+      for (const listener of this.#listeners) listener(kind, client);
+    });
   }
 
-  /** Every server's resource templates, clashes resolved. */
-  get templates(): ResourceTemplate[] {
-    return this.#templates.map((owned) => owned.item);
+  #options(principal: string | undefined) {
+    return {
+      sources: this.#sources,
+      capabilities: this.#capabilities,
+      principal,
+      warn: (message: string) => this.#tell(message),
+    };
   }
 
-  /** The server of prompt `name`, if one listed it. */
-  promptOwner(name: string): CatalogUpstream | undefined {
-    return this.#prompts.get(name)?.source;
-  }
-
-  /**
-   * The server of resource `uri`: the one that listed it, else the first
-   * whose URI template matches it, else the only server with resources.
-   */
-  resourceOwner(uri: string): CatalogUpstream | undefined {
-    const listed = this.#resources.get(uri)?.source;
-    if (listed !== undefined) return listed;
-    const templated = this.#templates.find((owned) => owned.matcher.match(uri) !== null);
-    if (templated !== undefined) return templated.source;
-    const serving = this.#sources.filter((_, i) => this.#capabilities[i]?.resources !== undefined);
-    return serving.length === 1 ? serving[0] : undefined;
-  }
-
-  /** Lists one server's prompts, or its resources and templates; a failure lists none. */
-  async #list(source: CatalogUpstream, kind: CatalogKind): Promise<void> {
-    const listing = this.#listings.get(source) ?? { prompts: [], resources: [], templates: [] };
-    this.#listings.set(source, listing);
-    const caps = this.#capabilities[this.#sources.indexOf(source)] ?? {};
-    if (caps[kind] === undefined) return;
-    try {
-      // Each page is under the server's start-up timeout (a listing is part of its start).
-      if (kind === "prompts") {
-        listing.prompts = await everyPage((cursor) => source.listPrompts(cursor));
-        return;
-      }
-      listing.resources = await everyPage((cursor) => source.listResources(cursor));
-      listing.templates = await everyPage((cursor) => source.listResourceTemplates(cursor));
-    } catch (error) {
-      this.#tell(
-        `${source.name}: listing its ${kind} failed, none are served: ${reasonText(error)}`,
-      );
-    }
-  }
-
-  /** Rebuilds the owner tables, the first configured server winning each clash. */
-  #index(): void {
-    const prompts = new Map<string, Owned<Prompt>>();
-    const resources = new Map<string, Owned<Resource>>();
-    const templates = new Map<string, Owned<ResourceTemplate>>();
-    for (const source of this.#sources) {
-      const listing = this.#listings.get(source);
-      if (listing === undefined) continue;
-      for (const item of listing.prompts) this.#claim(prompts, "prompt", item.name, source, item);
-      for (const item of listing.resources) {
-        this.#claim(resources, "resource", item.uri, source, item);
-      }
-      for (const item of listing.templates) {
-        this.#claim(templates, "resource template", item.uriTemplate, source, item);
-      }
-    }
-    this.#prompts = prompts;
-    this.#resources = resources;
-    this.#templates = [...templates.values()].map((owned) => ({
-      ...owned,
-      matcher: new UriTemplate(owned.item.uriTemplate),
-    }));
-  }
-
-  /** Adds `item` unless an earlier server has `key`; then warns once. */
-  #claim<T>(
-    table: Map<string, Owned<T>>,
-    what: string,
-    key: string,
-    source: CatalogUpstream,
-    item: T,
-  ): void {
-    const first = table.get(key);
-    if (first === undefined) {
-      table.set(key, { source, item });
-      return;
-    }
-    if (first.source === source) return;
-    const clash = `${what}\0${key}\0${source.name}`;
-    if (this.#warned.has(clash)) return;
-    this.#warned.add(clash);
-    this.#tell(
-      `${first.source.name} and ${source.name} both list the ${what} ${JSON.stringify(key)}: ` +
-        `clients get ${first.source.name}'s (configured first)`,
-    );
-  }
-
+  /** Each warning once: every client's catalog finds the same clashes. */
   #tell(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
     this.#warn(message);
   }
-}
-
-/** How many pages of one list are followed before the server is taken to loop. */
-const MAX_PAGES = 1_000;
-
-/** Every page of a paginated list. */
-async function everyPage<T>(
-  page: (cursor: string | undefined) => Promise<CatalogPage<T>>,
-): Promise<T[]> {
-  const items: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const { items: batch, nextCursor: next } = await page(cursor);
-    items.push(...batch);
-    if (next !== undefined && seen.has(next)) {
-      throw new TypeError(`it repeated the cursor ${JSON.stringify(next)}`);
-    }
-    if (next !== undefined && seen.size >= MAX_PAGES) {
-      throw new TypeError(`it gave more than ${MAX_PAGES} pages`);
-    }
-    cursor = next;
-    if (next !== undefined) seen.add(next);
-  } while (cursor !== undefined);
-  return items;
 }

@@ -2,9 +2,13 @@
  * An upstream server as the gateway's catalog of prompts and resources sees
  * it: its name, what it offers, one page of a listing at a time, the two
  * requests passed on (`prompts/get`, `resources/read`), and word when its
- * prompts or resources changed. The connection answers these requests
- * itself ({@linkcode UpstreamConnection}); the catalog holds no SDK client
- * and never starts or stops a server.
+ * prompts or resources changed. Every request names its principal (a
+ * `spillway serve` client) and goes to that principal's own connection, and
+ * word of a change names the principal whose connection sent it: what a
+ * server lists can depend on the connection (a browser's open pages), so a
+ * client's catalog is listed from its own. The connections answer these
+ * requests themselves ({@linkcode UpstreamConnections}); the catalog holds no
+ * SDK client and never stops a server.
  *
  * @module
  */
@@ -51,12 +55,25 @@ export interface CatalogUpstream {
    * @throws {SpillwayError} `tool_unavailable` when it cannot be started
    */
   capabilities(): Promise<ServerCapabilities>;
-  /** One page of `prompts/list` from `cursor` (the first without one), under the start-up timeout. */
-  listPrompts(cursor: string | undefined): Promise<CatalogPage<Prompt>>;
+  /**
+   * One page of `prompts/list` from `cursor` (the first without one), under
+   * the start-up timeout, on `principal`'s connection (spillway's own
+   * without one), which is started if needed.
+   */
+  listPrompts(
+    cursor: string | undefined,
+    principal?: string | undefined,
+  ): Promise<CatalogPage<Prompt>>;
   /** One page of `resources/list`, the same way. */
-  listResources(cursor: string | undefined): Promise<CatalogPage<Resource>>;
+  listResources(
+    cursor: string | undefined,
+    principal?: string | undefined,
+  ): Promise<CatalogPage<Resource>>;
   /** One page of `resources/templates/list`, the same way. */
-  listResourceTemplates(cursor: string | undefined): Promise<CatalogPage<ResourceTemplate>>;
+  listResourceTemplates(
+    cursor: string | undefined,
+    principal?: string | undefined,
+  ): Promise<CatalogPage<ResourceTemplate>>;
   /** `prompts/get`; a JSON-RPC error of the server is thrown as the SDK's `McpError`. */
   getPrompt(
     params: GetPromptRequest["params"],
@@ -67,6 +84,12 @@ export interface CatalogUpstream {
     params: ReadResourceRequest["params"],
     options: CatalogRequestOptions,
   ): Promise<ReadResourceResult>;
-  /** Calls `listener` when the server says its prompts or its resources changed. */
-  onCatalogChanged(listener: (kind: "prompts" | "resources") => void): () => void;
+  /**
+   * Calls `listener` when the server says, on one of its connections, that
+   * its prompts or its resources changed, with that connection's principal
+   * (`undefined`: spillway's own connection).
+   */
+  onCatalogChanged(
+    listener: (kind: "prompts" | "resources", principal: string | undefined) => void,
+  ): () => void;
 }

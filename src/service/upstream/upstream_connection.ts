@@ -3,8 +3,9 @@
  * {@linkcode upstreamConnectionMachine} actor, and the promises and
  * listeners around it. The tool source ({@linkcode McpUpstreamSource}) asks
  * it for a live connection before each call; the gateway's catalog reaches
- * the server's prompts and resources through it
- * ({@linkcode CatalogUpstream}), never through an SDK client of its own.
+ * the server's prompts and resources through it (its principal's
+ * connection, by {@linkcode UpstreamConnections}), never through an SDK
+ * client of its own.
  *
  * Nothing here is shared: a gateway holds several connections to one
  * server (one per client: {@linkcode UpstreamConnections}), each with its
@@ -27,7 +28,7 @@ import type {
 } from "../sdk.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import type { ToolDefinition } from "../tool_source.ts";
-import type { CatalogPage, CatalogRequestOptions, CatalogUpstream } from "./catalog_upstream.ts";
+import type { CatalogPage, CatalogRequestOptions } from "./catalog_upstream.ts";
 import { UpstreamCallRelays } from "./upstream_call_relays.ts";
 import type { RestartPolicy } from "./restart_policy.ts";
 import type { LiveConnection } from "./upstream_connection_events.ts";
@@ -53,7 +54,7 @@ export interface UpstreamConnectionOptions {
 }
 
 /** The connection to one upstream server. */
-export class UpstreamConnection implements CatalogUpstream {
+export class UpstreamConnection {
   /** The source name, `"mcp.<server>"`. */
   readonly name: string;
   /** How long the handshake and each listing may take, in ms. */

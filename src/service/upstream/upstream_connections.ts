@@ -15,9 +15,11 @@
  *
  * The server's tools are listed once, for everyone: at start, on the first
  * connection, then again whenever a connection says they changed, from
- * that connection. Prompts and resources are listed the same way (from the
- * connection that last said they changed); `prompts/get` and
- * `resources/read` go to the asking principal's own connection.
+ * that connection (the gateway's tool table is one for every client).
+ * Prompts and resources are the principal's own: every listing,
+ * `prompts/get` and `resources/read` goes to the asking principal's
+ * connection, and word that they changed names the principal whose
+ * connection said so.
  *
  * @module
  */
@@ -84,10 +86,10 @@ export class UpstreamConnections implements CatalogUpstream {
   readonly #byPrincipal = new Map<string, UpstreamConnection>();
   /** The tools as last listed, from whichever connection listed them last. */
   #tools: readonly ToolDefinition[] | undefined;
-  /** The connection whose prompts and resources are listed: the last that said they changed. */
-  #catalogFrom: UpstreamConnection | undefined;
   readonly #toolListeners = new Set<() => void>();
-  readonly #catalogListeners = new Set<(kind: "prompts" | "resources") => void>();
+  readonly #catalogListeners = new Set<
+    (kind: "prompts" | "resources", principal: string | undefined) => void
+  >();
   #closed = false;
 
   /**
@@ -120,7 +122,7 @@ export class UpstreamConnections implements CatalogUpstream {
    */
   async tools(): Promise<readonly ToolDefinition[]> {
     if (this.#tools !== undefined) return this.#tools;
-    const listed = (await this.#lister().ready()).tools;
+    const listed = (await this.#connectionOf(undefined).ready()).tools;
     this.#tools ??= listed;
     return this.#tools;
   }
@@ -143,7 +145,6 @@ export class UpstreamConnections implements CatalogUpstream {
     const connection = this.#byPrincipal.get(principal);
     if (connection === undefined) return;
     this.#byPrincipal.delete(principal);
-    if (this.#catalogFrom === connection) this.#catalogFrom = undefined;
     await connection.close();
   }
 
@@ -158,30 +159,40 @@ export class UpstreamConnections implements CatalogUpstream {
     this.#closed = true;
     const all = [...this.#byPrincipal.values(), ...(this.#own === undefined ? [] : [this.#own])];
     this.#byPrincipal.clear();
-    this.#catalogFrom = undefined;
     await Promise.all(all.map((connection) => connection.close()));
   }
 
-  /** The server's capabilities (from the listing connection, started if needed). */
+  /**
+   * The server's capabilities, from any connection that runs (spillway's
+   * own, started if needed, when none does).
+   */
   async capabilities(): Promise<ServerCapabilities> {
-    return await this.#lister().capabilities();
+    const running = this.#own ?? this.#byPrincipal.values().next().value;
+    return await (running ?? this.#connectionOf(undefined)).capabilities();
   }
 
-  /** One page of the server's prompts, from the listing connection. */
-  async listPrompts(cursor: string | undefined): Promise<CatalogPage<Prompt>> {
-    return await this.#lister().listPrompts(cursor);
+  /** One page of the server's prompts, from `principal`'s connection. */
+  async listPrompts(
+    cursor: string | undefined,
+    principal?: string | undefined,
+  ): Promise<CatalogPage<Prompt>> {
+    return await this.#connectionOf(principal).listPrompts(cursor);
   }
 
-  /** One page of the server's resources, from the listing connection. */
-  async listResources(cursor: string | undefined): Promise<CatalogPage<Resource>> {
-    return await this.#lister().listResources(cursor);
+  /** One page of the server's resources, from `principal`'s connection. */
+  async listResources(
+    cursor: string | undefined,
+    principal?: string | undefined,
+  ): Promise<CatalogPage<Resource>> {
+    return await this.#connectionOf(principal).listResources(cursor);
   }
 
-  /** One page of the server's resource templates, from the listing connection. */
+  /** One page of the server's resource templates, from `principal`'s connection. */
   async listResourceTemplates(
     cursor: string | undefined,
+    principal?: string | undefined,
   ): Promise<CatalogPage<ResourceTemplate>> {
-    return await this.#lister().listResourceTemplates(cursor);
+    return await this.#connectionOf(principal).listResourceTemplates(cursor);
   }
 
   /** `prompts/get` on the asking principal's connection. */
@@ -200,15 +211,16 @@ export class UpstreamConnections implements CatalogUpstream {
     return await this.#connectionOf(options.principal).readResource(params, options);
   }
 
-  /** Calls `listener` when a connection says the server's prompts or resources changed. */
-  onCatalogChanged(listener: (kind: "prompts" | "resources") => void): () => void {
+  /**
+   * Calls `listener` when a connection says the server's prompts or
+   * resources changed, with the connection's principal (`undefined`:
+   * spillway's own).
+   */
+  onCatalogChanged(
+    listener: (kind: "prompts" | "resources", principal: string | undefined) => void,
+  ): () => void {
     this.#catalogListeners.add(listener);
     return () => this.#catalogListeners.delete(listener);
-  }
-
-  /** What listings go to: the connection that last said the catalog changed, else spillway's own. */
-  #lister(): UpstreamConnection {
-    return this.#catalogFrom ?? this.#connectionOf(undefined);
   }
 
   /** `principal`'s connection, made (or taken over from spillway's own) on first use. */
@@ -231,6 +243,15 @@ export class UpstreamConnections implements CatalogUpstream {
     return connection;
   }
 
+  /** Whose `connection` is (`principal` undefined: spillway's own); none once released. */
+  #ownerOf(connection: UpstreamConnection): { readonly principal: string | undefined } | undefined {
+    if (connection === this.#own) return { principal: undefined };
+    for (const [principal, known] of this.#byPrincipal) {
+      if (known === connection) return { principal };
+    }
+    return undefined;
+  }
+
   /** `connection`, its changes followed. */
   #watched(connection: UpstreamConnection): UpstreamConnection {
     connection.onToolsChanged(() => {
@@ -238,8 +259,10 @@ export class UpstreamConnections implements CatalogUpstream {
       for (const listener of this.#toolListeners) listener();
     });
     connection.onCatalogChanged((kind) => {
-      this.#catalogFrom = connection;
-      for (const listener of this.#catalogListeners) listener(kind);
+      // Whose it is now: spillway's own connection may have been taken over since.
+      const owner = this.#ownerOf(connection);
+      if (owner === undefined) return;
+      for (const listener of this.#catalogListeners) listener(kind, owner.principal);
     });
     return connection;
   }
