@@ -4,7 +4,9 @@
  * own. The first principal takes over the process that listed the tools at
  * start, if it served no call; a released principal's process is stopped
  * and its next call starts another. The tools are listed once for
- * everyone, again from whichever connection says they changed.
+ * everyone, again from whichever connection says they changed; prompts and
+ * resources are listed on the asking principal's connection, and word of
+ * their change names whose connection sent it.
  */
 
 import assert from "node:assert/strict";
@@ -79,4 +81,38 @@ Deno.test("the tools are listed again from the connection that said they changed
     () => mcp.call("late", {}, { signal: signal(), principal: "alice" }),
     /mcp\.conf has no tool `late`/,
   );
+});
+
+Deno.test("prompts and resources are listed on the asking principal's connection, and a change names whose connection said it", async () => {
+  const pages = new URL("./fixtures/gateway/pages_upstream.ts", import.meta.url).pathname;
+  await using upstream = {
+    source: new McpUpstreamSource({
+      name: "mcp.pages",
+      command: Deno.execPath(),
+      args: ["run", "--quiet", "--allow-env", pages],
+      stderr: "null",
+    }),
+    [Symbol.asyncDispose]: () => upstream.source.close(),
+  };
+  const { source: mcp } = upstream;
+  const { catalog } = mcp;
+  const own = (await catalog.listResources(undefined)).items.map((item) => item.uri);
+  assert.deepEqual(own, [`page://${mcp.pid}/home`]);
+  const uris = async (principal: string) =>
+    (await catalog.listResources(undefined, principal)).items.map((item) => item.uri);
+  assert.deepEqual(await uris("alice"), own, "alice took over the connection that only listed");
+  const bob = await uris("bob");
+  assert.deepEqual(bob, [`page://${mcp.pidOf("bob")}/home`]);
+  assert.notDeepEqual(bob, own);
+  const told: string[] = [];
+  const both = Promise.withResolvers<void>();
+  catalog.onCatalogChanged((kind, principal) => {
+    told.push(`${kind} ${principal}`);
+    if (told.length === 2) both.resolve();
+  });
+  await mcp.call("open_page", { name: "x" }, { signal: signal(), principal: "alice" });
+  await both.promise;
+  assert.deepEqual(told.toSorted(), ["prompts alice", "resources alice"]);
+  assert.equal((await uris("alice")).length, 2);
+  assert.deepEqual(await uris("bob"), bob);
 });
