@@ -6,7 +6,8 @@
  * a browser lists its open pages). A client's listings come from its own
  * connection (process), so bob never sees alice's pages; a list_changed from
  * alice's connection relists her catalog and reaches her sessions, and only
- * hers; once her last session ended, her next one is listed afresh.
+ * hers; her server started again after it exited is listed again (and she
+ * is told); once her last session ended, her next one is listed afresh.
  */
 
 import assert from "node:assert/strict";
@@ -127,12 +128,23 @@ Deno.test("serve --http: a client's prompts and resources are listed from its ow
   assert.deepEqual(await uris(bob), [`page://${b}/home`, `page://${b}/bob-page`]);
   assert.deepEqual(await uris(alice), [`page://${a}/home`, `page://${a}/alice-secret`]);
 
+  // alice's server exits: started again by her next call, it is listed again, and she is told.
+  await alice.sdk.callTool({ name: "crash", arguments: {} });
+  const restarted = await call(alice, "pid");
+  assert.ok(restarted !== a && restarted !== b);
+  await Promise.all([alice, alice2].flatMap((s) => [s.resources.reached(2), s.prompts.reached(2)]));
+  assert.deepEqual(await uris(alice2), [`page://${restarted}/home`]);
+  assert.deepEqual(await promptNames(alice), [`home_${restarted}`]);
+  assert.equal(await call(bob, "add_tool"), "added tool_2");
+  await everyoneHeard([alice, alice2, bob], 3);
+  assert.deepEqual([bob.resources.count, bob.prompts.count], [1, 1]);
+
   // alice's last session ends: her next one is listed from her new process.
   await endSession(alice.sdk);
   await endSession(alice2.sdk);
   const again = await watched(url, "alice");
   const a3 = await call(again, "pid");
-  assert.ok(a3 !== a && a3 !== b);
+  assert.ok(a3 !== a && a3 !== b && a3 !== restarted);
   assert.deepEqual(await uris(again), [`page://${a3}/home`]);
   assert.deepEqual(await promptNames(again), [`home_${a3}`]);
   await endSession(again.sdk);

@@ -66,6 +66,8 @@ export class UpstreamConnection {
   #attempt: PromiseWithResolvers<LiveConnection> | undefined;
   readonly #toolListeners = new Set<() => void>();
   readonly #catalogListeners = new Set<(kind: "prompts" | "resources") => void>();
+  /** How many times the server answered (a start, then each start again). */
+  #lives = 0;
 
   /** Creates the actor; the server is started by the first {@linkcode ready}. */
   constructor(options: UpstreamConnectionOptions) {
@@ -85,17 +87,20 @@ export class UpstreamConnection {
       },
       clock: options.clock ?? SYSTEM_CLOCK,
     });
-    this.#actor.on(
-      "connection.ready",
-      ({ live }) => this.#settle((attempt) => attempt.resolve(live)),
-    );
+    this.#actor.on("connection.ready", ({ live }) => {
+      this.#settle((attempt) => attempt.resolve(live));
+      // Started again, the server is a new process (a new MCP session): what
+      // it lists may differ from what its last life listed.
+      this.#lives += 1;
+      if (this.#lives > 1) {
+        for (const kind of ["prompts", "resources"] as const) this.#tell(kind);
+      }
+    });
     this.#actor.on("connection.failed", ({ error }) => this.#settle((a) => a.reject(error)));
     this.#actor.on("tools.changed", () => {
       for (const listener of this.#toolListeners) listener();
     });
-    this.#actor.on("catalog.changed", ({ kind }) => {
-      for (const listener of this.#catalogListeners) listener(kind);
-    });
+    this.#actor.on("catalog.changed", ({ kind }) => this.#tell(kind));
     // A fault of the machine itself (a bug) fails whoever waits, rather than leaving them waiting.
     this.#actor.subscribe({ error: (error) => this.#settle((attempt) => attempt.reject(error)) });
     this.#actor.start();
@@ -152,7 +157,11 @@ export class UpstreamConnection {
     return () => this.#toolListeners.delete(listener);
   }
 
-  /** Calls `listener` when the server says its prompts or its resources changed. */
+  /**
+   * Calls `listener` when the server says its prompts or its resources
+   * changed, and for both when it answers again after its first start (a
+   * new process or MCP session may list other ones).
+   */
   onCatalogChanged(listener: (kind: "prompts" | "resources") => void): () => void {
     this.#catalogListeners.add(listener);
     return () => this.#catalogListeners.delete(listener);
@@ -227,6 +236,10 @@ export class UpstreamConnection {
 
   #cursor(cursor: string | undefined): { cursor: string } | undefined {
     return cursor === undefined ? undefined : { cursor };
+  }
+
+  #tell(kind: "prompts" | "resources"): void {
+    for (const listener of this.#catalogListeners) listener(kind);
   }
 
   /** Settles the start callers wait for, if one is under way. */
