@@ -59,6 +59,7 @@ export class ClientCatalog {
   readonly #queues = new Map<string, Promise<void>>();
   /** The listings that failed because the server could not be reached: tried again when asked. */
   readonly #unreached = new Set<string>();
+  #retrying: Promise<void> | undefined;
   #prompts = new Map<string, Owned<Prompt>>();
   #resources = new Map<string, Owned<Resource>>();
   #templates: (Owned<ResourceTemplate> & { readonly matcher: UriTemplate })[] = [];
@@ -88,14 +89,21 @@ export class ClientCatalog {
     return next;
   }
 
-  /** Lists again what failed because its server could not be reached (started, or reached). */
-  async retryUnreached(): Promise<void> {
-    const again = this.#options.sources.flatMap((source) =>
-      (["prompts", "resources"] as const)
-        .filter((kind) => this.#unreached.has(this.#key(source, kind)))
-        .map((kind) => this.relist(source, kind))
-    );
-    await Promise.all(again);
+  /**
+   * Lists again what failed because its server could not be reached
+   * (started, or reached); requests that ask meanwhile share that one try.
+   */
+  retryUnreached(): Promise<void> {
+    if (this.#unreached.size === 0) return Promise.resolve();
+    this.#retrying ??= (async () => {
+      const again = this.#options.sources.flatMap((source) =>
+        (["prompts", "resources"] as const)
+          .filter((kind) => this.#unreached.has(this.#key(source, kind)))
+          .map((kind) => this.relist(source, kind))
+      );
+      await Promise.all(again);
+    })().finally(() => this.#retrying = undefined);
+    return this.#retrying;
   }
 
   /** Every server's prompts, clashes resolved. */

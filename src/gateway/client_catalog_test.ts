@@ -24,8 +24,10 @@ class FakeUpstream implements CatalogUpstream {
     this.lists = lists;
   }
 
+  caps: ServerCapabilities = { prompts: {}, resources: {} };
+
   capabilities(): Promise<ServerCapabilities> {
-    return Promise.resolve({ prompts: {}, resources: {} });
+    return Promise.resolve(this.caps);
   }
   async listPrompts(_: string | undefined, principal?: string): Promise<CatalogPage<Prompt>> {
     this.requests.push(`prompts ${principal}`);
@@ -136,7 +138,12 @@ Deno.test("ClientCatalog: a server that could not be reached is listed again whe
   ));
   reachable = true;
   const before = bad.requests.length;
+  const asked = down.requests.length;
+  // Requests asking at once share one try.
+  await Promise.all([catalog.retryUnreached(), catalog.retryUnreached()]);
+  assert.deepEqual(down.requests.slice(asked), ["prompts bob", "resources bob"]);
   await catalog.retryUnreached();
+  assert.equal(down.requests.length, asked + 2, "listed: nothing is tried again");
   assert.deepEqual(uris(catalog), ["r://bob"]);
   assert.equal(bad.requests.length, before, "a server that answered badly is not asked again");
 });
@@ -182,5 +189,20 @@ Deno.test("UpstreamCatalog keeps a catalog per client, relists it on that client
   catalog.release("alice");
   const again = await catalog.of("alice");
   assert.notEqual(again, alice, "a released client is listed afresh");
+  assert.deepEqual(told, ["resources alice"]);
+});
+
+Deno.test("UpstreamCatalog: a change of a kind the server did not declare tells nobody", async () => {
+  const a = new FakeUpstream("mcp.a", named);
+  a.caps = { resources: {} };
+  const catalog = await UpstreamCatalog.load([a], () => {});
+  const told: string[] = [];
+  catalog.onChanged((kind, client) => told.push(`${kind} ${client}`));
+  assert.deepEqual((await catalog.of("alice")).prompts, [], "prompts are not listed");
+  const heard = Promise.withResolvers<void>();
+  catalog.onChanged(() => heard.resolve());
+  a.change("prompts", "alice");
+  a.change("resources", "alice");
+  await heard.promise;
   assert.deepEqual(told, ["resources alice"]);
 });

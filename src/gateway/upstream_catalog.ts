@@ -110,6 +110,8 @@ export class UpstreamCatalog {
   }
 
   #changed(source: CatalogUpstream, kind: CatalogKind, client: string): void {
+    // A kind the server did not declare is neither listed nor advertised.
+    if (this.#capabilities[this.#sources.indexOf(source)]?.[kind] === undefined) return;
     const pending = this.#clients.get(client);
     // Never listed: it is listed afresh when asked, but the client is told all the same.
     const relisted = pending === undefined
