@@ -36,6 +36,12 @@ export interface ClientCatalogOptions {
   readonly principal: string | undefined;
   /** Tells of a listing that failed and of a clash. */
   readonly warn: (message: string) => void;
+  /**
+   * Aborts once the catalog is forgotten (its client's connections are
+   * released): no page is asked for after it, which would start a
+   * connection for a client without sessions. Default: never.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** One listed item and the server it came from. */
@@ -153,21 +159,31 @@ export class ClientCatalog {
     if (caps[kind] === undefined) return;
     const key = this.#key(source, kind);
     this.#unreached.delete(key);
+    const { signal } = this.#options;
+    const unlessForgotten = <T>(page: () => Promise<T>) => {
+      signal?.throwIfAborted();
+      return page();
+    };
     try {
       // Each page is under the server's start-up timeout (a listing is part of its start).
       if (kind === "prompts") {
-        listing.prompts = await everyPage((cursor) => source.listPrompts(cursor, principal));
+        listing.prompts = await everyPage((cursor) =>
+          unlessForgotten(() => source.listPrompts(cursor, principal))
+        );
         return;
       }
-      const resources = await everyPage((cursor) => source.listResources(cursor, principal));
+      const resources = await everyPage((cursor) =>
+        unlessForgotten(() => source.listResources(cursor, principal))
+      );
       const templates = await everyPage((cursor) =>
-        source.listResourceTemplates(cursor, principal)
+        unlessForgotten(() => source.listResourceTemplates(cursor, principal))
       );
       listing.resources = resources;
       listing.templates = templates;
     } catch (error) {
       if (kind === "prompts") listing.prompts = [];
       else [listing.resources, listing.templates] = [[], []];
+      if (signal?.aborted) return; // Forgotten: nobody reads it, nothing to tell.
       if (error instanceof SpillwayError && error.code === "tool_unavailable") {
         this.#unreached.add(key);
       }

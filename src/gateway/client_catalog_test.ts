@@ -206,3 +206,28 @@ Deno.test("UpstreamCatalog: a change of a kind the server did not declare tells 
   await heard.promise;
   assert.deepEqual(told, ["resources alice"]);
 });
+
+Deno.test("UpstreamCatalog: a client forgotten while its listing runs asks for no further page and tells nothing", async () => {
+  const warnings: string[] = [];
+  const a = new FakeUpstream("mcp.a", named);
+  const catalog = await UpstreamCatalog.load([a], (message) => warnings.push(message));
+  const first = Promise.withResolvers<CatalogPage<Resource>>();
+  const asked = new Milestones();
+  const pages: (string | undefined)[] = [];
+  a.listResources = (cursor) => {
+    pages.push(cursor);
+    asked.add();
+    return cursor === undefined ? first.promise : Promise.resolve({ items: [] });
+  };
+  const listing = catalog.of("alice");
+  await asked.reached(1);
+  catalog.release("alice");
+  first.resolve({ items: [{ uri: "r://1", name: "one" }], nextCursor: "2" });
+  const forgotten = await listing;
+  assert.deepEqual(pages, [undefined], "the next page is not asked for");
+  assert.deepEqual(forgotten.resources, []);
+  assert.deepEqual(warnings, []);
+  // Asked again, the client is listed afresh, every page.
+  assert.deepEqual((await catalog.of("alice")).resources, [{ uri: "r://1", name: "one" }]);
+  assert.deepEqual(pages, [undefined, undefined, "2"]);
+});

@@ -33,6 +33,8 @@ export class UpstreamCatalog {
   readonly #warn: (message: string) => void;
   readonly #warned = new Set<string>();
   readonly #clients = new Map<string, Promise<ClientCatalog>>();
+  /** Aborts a client's listings once it is forgotten. */
+  readonly #forgotten = new Map<string, AbortController>();
   readonly #listeners = new Set<(kind: CatalogKind, client: string) => void>();
 
   private constructor(
@@ -85,7 +87,9 @@ export class UpstreamCatalog {
   async of(client: string): Promise<ClientCatalog> {
     let pending = this.#clients.get(client);
     if (pending === undefined) {
-      pending = ClientCatalog.list(this.#options(client));
+      const forgotten = new AbortController();
+      this.#forgotten.set(client, forgotten);
+      pending = ClientCatalog.list({ ...this.#options(client), signal: forgotten.signal });
       this.#clients.set(client, pending);
       return await pending;
     }
@@ -107,6 +111,8 @@ export class UpstreamCatalog {
   /** Forgets `client`'s catalog (its last session ended); it is listed anew when asked again. */
   release(client: string): void {
     this.#clients.delete(client);
+    this.#forgotten.get(client)?.abort();
+    this.#forgotten.delete(client);
   }
 
   #changed(source: CatalogUpstream, kind: CatalogKind, client: string): void {
