@@ -23,7 +23,7 @@ export interface BlobMatch {
 export interface BlobSearch {
   /** The matches, in order. */
   readonly matches: readonly BlobMatch[];
-  /** Whether the search stopped at `maxMatches` before the end of the blob. */
+  /** Whether more lines than `maxMatches` match (the search stopped at the first past them). */
   readonly stopped: boolean;
   /** The blob's size in bytes. */
   readonly size: number;
@@ -41,8 +41,30 @@ export interface SearchBlobOptions {
 const MAX_PIECE_CHARS = 1 << 20;
 
 /**
+ * Chunks are decoded this many bytes at a time. The strings a search makes
+ * stay small and short-lived (the young generation collects them before
+ * they pile up): decoding a 1 MiB chunk at once, then cutting the rest of
+ * it line by line, kept each chunk's text alive across the next read and
+ * let a search of 128 MiB peak at 100 MiB above idle (measured,
+ * docs/performance.md).
+ */
+const DECODE_BYTES = 64 * 1024;
+
+/**
+ * A copy of `text` that does not keep the string it was cut from alive. V8
+ * makes a slice of a long string a view of it: a match kept as one held its
+ * whole chunk of text, and a search with a few hundred matches held a few
+ * hundred MiB (measured, docs/performance.md). Prepending a character makes
+ * a new string, which slicing it flattens into a copy of its own.
+ */
+function detached(text: string): string {
+  return (" " + text).slice(1);
+}
+
+/**
  * Searches blob `ref` line by line.
  *
+ * @param store where the blob is (only its size and its chunks are read)
  * @returns the matches, or `undefined` when the store has no such blob
  *
  * @example
@@ -57,7 +79,7 @@ const MAX_PIECE_CHARS = 1 << 20;
  * ```
  */
 export async function searchBlob(
-  store: BlobStore,
+  store: Pick<BlobStore, "stat" | "chunks">,
   ref: BlobRef,
   pattern: RegExp,
   options: SearchBlobOptions = {},
@@ -73,41 +95,65 @@ export async function searchBlob(
   // ignoreBOM: a leading U+FEFF is text, and its 3 bytes count in every offset after it.
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const matches: BlobMatch[] = [];
+  let more = false;
+  /** The start of the line the next text continues, which no newline ended yet. */
   let carry = "";
-  let carryOffset = 0;
-  const test = (line: string, offset: number) => {
-    if (!plain.test(line)) return;
-    const shown = line.length <= maxLineChars ? line : `${line.slice(0, maxLineChars)}…`;
-    matches.push({ offset, line: shown });
+  /** The byte offset of `carry`'s first character. */
+  let offset = 0;
+  const test = (line: string) => {
+    if (plain.test(line)) {
+      // One match past the limit says there are more, and ends the search.
+      if (matches.length === maxMatches) more = true;
+      else {
+        const shown = line.length <= maxLineChars ? line : `${line.slice(0, maxLineChars)}…`;
+        matches.push({ offset, line: detached(shown) });
+      }
+    }
+    offset += Buffer.byteLength(line, "utf8");
+  };
+  /** Searches the pieces of `line` longer than a piece, and returns the rest. */
+  const pieces = (line: string): string => {
+    while (line.length > MAX_PIECE_CHARS && !more) {
+      let cut = MAX_PIECE_CHARS;
+      const last = line.charCodeAt(cut - 1);
+      if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+      test(line.slice(0, cut));
+      line = line.slice(cut);
+    }
+    return line;
+  };
+  /** Searches the lines `text` ends, and keeps the start of the next one. */
+  const scan = (text: string) => {
+    let from = 0;
+    let newline: number;
+    while (!more && (newline = text.indexOf("\n", from)) >= 0) {
+      const line = pieces(
+        carry === "" ? text.slice(from, newline) : carry + text.slice(from, newline),
+      );
+      carry = "";
+      if (more) return;
+      test(line);
+      offset += 1;
+      from = newline + 1;
+    }
+    if (!more && from < text.length) carry = pieces(carry + text.slice(from));
   };
   const iterator = chunks[Symbol.asyncIterator]();
   try {
     for (;;) {
       const next = await iterator.next();
-      carry += next.done === true ? decoder.decode() : decoder.decode(next.value, { stream: true });
-      let newline: number;
-      while ((newline = carry.indexOf("\n")) >= 0 && matches.length < maxMatches) {
-        const line = carry.slice(0, newline);
-        test(line, carryOffset);
-        carryOffset += Buffer.byteLength(line, "utf8") + 1;
-        carry = carry.slice(newline + 1);
-      }
-      if (matches.length >= maxMatches) return { matches, stopped: true, size };
-      while (carry.length > MAX_PIECE_CHARS && matches.length < maxMatches) {
-        let cut = MAX_PIECE_CHARS;
-        const last = carry.charCodeAt(cut - 1);
-        if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
-        const piece = carry.slice(0, cut);
-        test(piece, carryOffset);
-        carryOffset += Buffer.byteLength(piece, "utf8");
-        carry = carry.slice(cut);
-      }
       if (next.done === true) break;
+      const chunk = next.value;
+      for (let at = 0; at < chunk.length && !more; at += DECODE_BYTES) {
+        scan(decoder.decode(chunk.subarray(at, at + DECODE_BYTES), { stream: true }));
+      }
+      if (more) return { matches, stopped: true, size };
     }
+    scan(decoder.decode());
   } finally {
     // A search that stopped early lets the store close what it reads from.
     await iterator.return?.();
   }
-  if (carry !== "" && matches.length < maxMatches) test(carry, carryOffset);
-  return { matches, stopped: false, size };
+  if (carry !== "" && !more) test(carry);
+  return { matches, stopped: more, size };
 }
