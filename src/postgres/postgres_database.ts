@@ -4,7 +4,8 @@
  * locks, and the schema, created or brought up to date on first use. Every
  * session runs with `synchronous_commit = on` (a commit returns once it is
  * durable), the statement and idle-transaction timeouts of
- * `postgres_limits.ts`, TCP keep-alive, and an `application_name` naming
+ * `postgres_limits.ts`, TCP keep-alive, `TCP_NODELAY` (as libpq sets it),
+ * and an `application_name` naming
  * the process, which is how a refused writer learns who holds a
  * conversation.
  *
@@ -15,9 +16,11 @@
  * @module
  */
 
+import type net from "node:net";
 import postgres from "postgres";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { reasonText } from "../errors/reason_text.ts";
+import { socketConnector, type SocketTarget } from "./_connect_socket.ts";
 import { DeadlineError, withDeadline } from "./_deadline.ts";
 import { applicationName, ConversationLocks } from "./conversation_locks.ts";
 import {
@@ -50,8 +53,12 @@ export class PostgresDatabase {
 
   private constructor(target: PostgresTarget, options: PostgresDatabaseOptions) {
     this.shown = target.shown;
-    const settings: postgres.Options<Record<string, never>> = {
+    // `socket` is an option postgres.js reads but does not declare.
+    const settings: postgres.Options<Record<string, never>> & {
+      socket: (target: SocketTarget) => net.Socket;
+    } = {
       ...(target.password === undefined ? {} : { password: target.password }),
+      socket: socketConnector(),
       connect_timeout: POSTGRES_CONNECT_TIMEOUT_S,
       // Reconnecting after a failure waits 0.05, 0.1, 0.2 … at most 1 s (postgres.js
       // alone goes up to 20 s): a database that is back is used within a second.
