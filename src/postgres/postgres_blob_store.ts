@@ -17,7 +17,7 @@
  * @module
  */
 
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { BlobRef } from "../blobs/blob_ref.ts";
 import type {
   BlobGarbage,
@@ -25,123 +25,20 @@ import type {
   BlobStore,
   BlobWriter,
   CollectOptions,
-  FinishedBlob,
   StoredBlob,
 } from "../blobs/blob_store.ts";
 import { damaged } from "../blobs/file_blob_store.ts";
 import { writeTextSlices, writeWhole } from "../blobs/_write_text.ts";
-import { SpillwayError } from "../errors/spillway_error.ts";
+import { readChunks } from "./_blob_chunks.ts";
+import { PostgresBlobWriter } from "./_postgres_blob_writer.ts";
 import type { PostgresDatabase } from "./postgres_database.ts";
 
-/** The size of a blob's chunks (its last one may be shorter): 1 MiB. */
-export const BLOB_CHUNK_BYTES = 1 << 20;
-
-const digestOf = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest();
+export { BLOB_CHUNK_BYTES } from "./_blob_chunks.ts";
 
 interface BlobRow {
   readonly bytes: string;
   readonly chunk_bytes: number;
   readonly upload: string;
-}
-
-/** A blob being uploaded, a chunk at a time. */
-class PostgresBlobWriter implements BlobWriter {
-  readonly #store: PostgresBlobStore;
-  readonly #db: PostgresDatabase;
-  readonly #upload = crypto.randomUUID();
-  readonly #buffer = new Uint8Array(BLOB_CHUNK_BYTES);
-  readonly #hash: Hash | undefined;
-  readonly #ref: BlobRef | undefined;
-  #filled = 0;
-  #chunks = 0;
-  #bytes = 0;
-  #done = false;
-
-  constructor(store: PostgresBlobStore, db: PostgresDatabase, ref?: BlobRef) {
-    this.#store = store;
-    this.#db = db;
-    this.#ref = ref;
-    this.#hash = ref === undefined ? createHash("sha256") : undefined;
-  }
-
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  async write(chunk: Uint8Array): Promise<void> {
-    if (this.#done) throw new TypeError("the blob is already finished");
-    this.#hash?.update(chunk);
-    for (let at = 0; at < chunk.length;) {
-      const taken = Math.min(chunk.length - at, BLOB_CHUNK_BYTES - this.#filled);
-      this.#buffer.set(chunk.subarray(at, at + taken), this.#filled);
-      this.#filled += taken;
-      at += taken;
-      if (this.#filled === BLOB_CHUNK_BYTES) await this.#flushChunk();
-    }
-    this.#bytes += chunk.length;
-  }
-
-  writeText(text: string): Promise<void> {
-    return writeTextSlices(text, (bytes) => this.write(bytes));
-  }
-
-  async finish(): Promise<FinishedBlob> {
-    if (this.#done) throw new TypeError("the blob is already finished");
-    if (this.#filled > 0) await this.#flushChunk();
-    this.#done = true;
-    const ref: BlobRef = this.#ref ?? `sha256:${this.#hash?.digest("hex")}`;
-    const sql = this.#db.sql;
-    const [row] = await this.#db.call(
-      `store ${this.#store.describe(ref)}`,
-      () =>
-        sql<{ upload: string }[]>`
-        insert into spillway_blobs (ref, upload, bytes, chunk_bytes)
-        select ${ref}, ${this.#upload}::uuid, ${this.#bytes}, ${BLOB_CHUNK_BYTES}
-        where (select count(*) from spillway_blob_chunks where upload = ${this.#upload}::uuid)
-          = ${this.#chunks}
-        on conflict (ref) do update set touched_at = now()
-        returning upload::text as upload`,
-    );
-    if (row === undefined) {
-      throw new SpillwayError(
-        "store_failed",
-        `could not store ${this.#store.describe(ref)}: its chunks were removed while it was ` +
-          `written (a collection ran during an upload that took longer than the grace period)`,
-        { ref },
-      );
-    }
-    // The same bytes were stored already: that blob stays, this upload goes.
-    if (row.upload !== this.#upload) await this.#dropChunks();
-    return { ref, bytes: this.#bytes };
-  }
-
-  async abort(): Promise<void> {
-    if (this.#done) return;
-    this.#done = true;
-    await this.#dropChunks();
-  }
-
-  async #flushChunk(): Promise<void> {
-    const data = this.#buffer.subarray(0, this.#filled);
-    const seq = this.#chunks;
-    await this.#db.call(
-      `store a chunk of a stored output in ${this.#db.shown}`,
-      () =>
-        this.#db.sql`insert into spillway_blob_chunks (upload, seq, digest, data)
-        values (${this.#upload}::uuid, ${seq}, ${digestOf(data)}, ${data})`,
-    );
-    this.#chunks++;
-    this.#filled = 0;
-  }
-
-  async #dropChunks(): Promise<void> {
-    // Best effort: a collection removes what is left.
-    await this.#db.call(
-      "drop an upload",
-      () => this.#db.sql`delete from spillway_blob_chunks where upload = ${this.#upload}::uuid`,
-    )
-      .catch(() => {});
-  }
 }
 
 /**
@@ -156,6 +53,7 @@ class PostgresBlobWriter implements BlobWriter {
  */
 export class PostgresBlobStore implements BlobStore {
   readonly #db: PostgresDatabase;
+  #scratchBuffer = new Uint8Array(0);
 
   /** @param db the database (its schema is brought up to date on first use) */
   constructor(db: PostgresDatabase) {
@@ -174,7 +72,7 @@ export class PostgresBlobStore implements BlobStore {
 
   async writer(ref?: BlobRef): Promise<BlobWriter> {
     await this.#db.ready();
-    return new PostgresBlobWriter(this, this.#db, ref);
+    return new PostgresBlobWriter(this.#db, (blob) => this.describe(blob), ref);
   }
 
   async put(text: string): Promise<BlobInfo> {
@@ -212,14 +110,13 @@ export class PostgresBlobStore implements BlobStore {
     if (to === from) return { bytes: new Uint8Array(), size };
     const first = Math.floor(from / row.chunk_bytes);
     const last = Math.floor((to - 1) / row.chunk_bytes);
-    const chunks = await this.#chunkRows(ref, row, first, last);
     const out = new Uint8Array(to - from);
-    for (const [i, data] of chunks.entries()) {
-      const base = (first + i) * row.chunk_bytes;
+    await this.#readChunks(ref, row, { first, last }, (seq, data) => {
+      const base = seq * row.chunk_bytes;
       const lo = Math.max(from, base) - base;
       const hi = Math.min(to, base + data.length) - base;
       out.set(data.subarray(lo, hi), base + lo - from);
-    }
+    });
     return { bytes: out, size };
   }
 
@@ -227,17 +124,26 @@ export class PostgresBlobStore implements BlobStore {
     const row = await this.#row(ref);
     if (row === undefined) return undefined;
     const count = Math.ceil(Number(row.bytes) / row.chunk_bytes);
-    const read = (seq: number) => this.#chunkRows(ref, row, seq, seq);
+    /** Chunk `seq`, checked, in `buffer`. */
+    const read = async (seq: number, buffer: Uint8Array) => {
+      let chunk = buffer;
+      await this.#readChunks(ref, row, { first: seq, last: seq }, (_, data) => {
+        chunk = data;
+      }, buffer);
+      return chunk;
+    };
     const where = this.describe(ref);
     return (async function* () {
       const hash = createHash("sha256");
+      // One buffer, refilled: a chunk handed out may be reused once the next is asked for.
+      const buffer = new Uint8Array(row.chunk_bytes);
       for (let seq = 0; seq < count; seq++) {
-        const [data] = await read(seq);
-        hash.update(data!);
+        const data = await read(seq, buffer);
+        hash.update(data);
         if (seq === count - 1 && `sha256:${hash.digest("hex")}` !== ref) {
           throw damaged(ref, where);
         }
-        yield data!;
+        yield data;
       }
       if (count === 0 && `sha256:${hash.digest("hex")}` !== ref) throw damaged(ref, where);
     })();
@@ -318,32 +224,38 @@ export class PostgresBlobStore implements BlobStore {
     return row;
   }
 
-  /** Chunks `first` to `last` of a blob, each checked against its digest. */
-  async #chunkRows(
+  /**
+   * Chunks `range.first` to `range.last` of a blob, in order, each checked
+   * against its digest before `visit` sees it (in `buffer`, reused: visit
+   * copies what it keeps).
+   */
+  async #readChunks(
     ref: BlobRef,
     row: BlobRow,
-    first: number,
-    last: number,
-  ): Promise<Uint8Array[]> {
-    const rows = await this.#db.call(
-      `read ${this.describe(ref)}`,
-      () =>
-        this.#db.sql<{ seq: number; digest: Uint8Array; data: Uint8Array }[]>`
-        select seq, digest, data from spillway_blob_chunks
-        where upload = ${row.upload}::uuid and seq between ${first} and ${last} order by seq`,
-    );
+    range: { readonly first: number; readonly last: number },
+    visit: (seq: number, data: Uint8Array) => void,
+    buffer = this.#scratch(row.chunk_bytes),
+  ): Promise<void> {
     const where = this.describe(ref);
-    for (let seq = first; seq <= last; seq++) {
-      const chunk = rows[seq - first];
-      if (chunk?.seq !== seq) throw damaged(ref, where, `: chunk ${seq} is missing`);
-      if (!sameBytes(digestOf(chunk.data), chunk.digest)) {
-        throw damaged(ref, where, ` (chunk ${seq})`);
-      }
-    }
-    return rows.map((chunk) => chunk.data);
+    let seq = range.first;
+    await this.#db.call(
+      `read ${where}`,
+      () =>
+        readChunks(this.#db.sql, row.upload, range, buffer, (chunk) => {
+          if (chunk.seq !== seq) throw damaged(ref, where, `: chunk ${seq} is missing`);
+          if (!chunk.intact) throw damaged(ref, where, ` (chunk ${seq})`);
+          visit(seq++, chunk.bytes);
+        }),
+    );
+    if (seq <= range.last) throw damaged(ref, where, `: chunk ${seq} is missing`);
   }
-}
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+  /**
+   * A buffer for one chunk, shared by this store's range reads (each uses
+   * it only between two awaits, so reads in flight together never share it).
+   */
+  #scratch(bytes: number): Uint8Array {
+    if (this.#scratchBuffer.length < bytes) this.#scratchBuffer = new Uint8Array(bytes);
+    return this.#scratchBuffer;
+  }
 }
