@@ -19,7 +19,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type postgres from "postgres";
 
 /** The size of a blob's chunks (its last one may be shorter): 1 MiB. */
@@ -101,10 +101,22 @@ export interface ReadChunk {
 }
 
 /**
+ * The bytes of a chunk in one result row: 48 KiB, 64 KiB as base64 (a
+ * multiple of 3, so only a chunk's last piece is padded). Each row, its
+ * string and the socket buffers it came in are small and short-lived, so
+ * V8's young-generation collections free them as they go; a whole 1 MiB
+ * chunk per row was a 1.4 MiB string and as large a buffer, which only
+ * pile up until a full collection.
+ */
+export const PIECE_BYTES = 48 * 1024;
+
+/**
  * Chunks `first` to `last` of upload `upload`, in order, each decoded
- * into `buffer` (as large as the blob's chunks) and handed to `visit`,
- * which must copy what it keeps: the next chunk overwrites it. A missing
- * chunk is not visited; one longer than `buffer` is not intact.
+ * into `buffer` (as large as the blob's chunks) a piece at a time while
+ * it is hashed, and handed to `visit` once whole, which must copy what
+ * it keeps: the next chunk overwrites it. A missing chunk is not visited;
+ * one longer than `buffer` is not intact. What `visit` throws ends the
+ * read (the rows still coming are drained) and is thrown.
  */
 export async function readChunks(
   sql: postgres.Sql,
@@ -113,21 +125,72 @@ export async function readChunks(
   buffer: Uint8Array,
   visit: (chunk: ReadChunk) => void,
 ): Promise<void> {
-  const rows = await sql`
-    select seq, encode(digest, 'hex'), octet_length(data), encode(data, 'base64')
-    from spillway_blob_chunks
-    where upload = ${upload}::uuid and seq between ${range.first} and ${range.last}
-    order by seq`.raw();
-  for (const [seq, digest, length, base64] of rows as unknown as Buffer[][]) {
-    const size = Number(text(length));
-    const bytes = buffer.subarray(0, size);
-    const fits = size <= buffer.length && bytes.setFromBase64(text(base64)).written === size;
-    visit({
-      seq: Number(text(seq)),
-      bytes,
-      intact: fits && digestOf(bytes).toString("hex") === text(digest),
-    });
-  }
+  let current: PartialChunk | undefined;
+  let failure: { readonly error: unknown } | undefined;
+  const end = () => {
+    if (current === undefined || failure !== undefined) return;
+    const chunk = current;
+    current = undefined;
+    try {
+      visit({
+        seq: chunk.seq,
+        bytes: buffer.subarray(0, chunk.filled),
+        intact: chunk.fits && chunk.filled === chunk.size &&
+          chunk.hash.digest("hex") === chunk.digest,
+      });
+    } catch (error) {
+      failure = { error };
+    }
+  };
+  // Each chunk is read out of its table once (`data || ''` detoasts it in
+  // the materialized CTE), then cut into pieces.
+  await sql`
+    with c as materialized (
+      select seq, digest, data || ''::bytea as data from spillway_blob_chunks
+      where upload = ${upload}::uuid and seq between ${range.first} and ${range.last})
+    select seq, encode(digest, 'hex'), octet_length(data),
+      encode(substring(data from k * ${PIECE_BYTES}::int + 1 for ${PIECE_BYTES}::int), 'base64')
+    from c, generate_series(0, greatest(0, (octet_length(data) - 1) / ${PIECE_BYTES}::int)) k
+    order by seq, k`.raw().forEach((row) => {
+    if (failure !== undefined) return;
+    const [seq, digest, length, base64] = row as unknown as (Buffer | undefined)[];
+    const number = Number(text(seq));
+    if (current?.seq !== number) {
+      end();
+      const size = Number(text(length));
+      current = {
+        seq: number,
+        size,
+        digest: text(digest),
+        hash: createHash("sha256"),
+        fits: size <= buffer.length,
+        filled: 0,
+      };
+    }
+    const chunk = current;
+    if (!chunk.fits) return;
+    const into = buffer.subarray(chunk.filled, Math.min(chunk.size, chunk.filled + PIECE_BYTES));
+    try {
+      const { written } = into.setFromBase64(text(base64));
+      chunk.hash.update(into.subarray(0, written));
+      chunk.filled += written;
+    } catch {
+      chunk.fits = false; // not base64: not what was stored
+    }
+  });
+  end();
+  if (failure !== undefined) throw failure.error;
+}
+
+/** A chunk whose pieces are still coming. */
+interface PartialChunk {
+  readonly seq: number;
+  readonly size: number;
+  readonly digest: string;
+  readonly hash: Hash;
+  /** Whether its pieces fit in the buffer and were decoded so far. */
+  fits: boolean;
+  filled: number;
 }
 
 /** A raw text column's characters (ASCII: digits, hex, base64). */
