@@ -125,4 +125,73 @@ pgTest(
   },
 );
 
+/**
+ * The WAL syncs PostgreSQL counted for `work` (`pg_stat_wal`): a backend
+ * reports its counts when it exits at the latest, so `work` closes its
+ * connections and this waits until they are gone.
+ */
+async function walSyncsOf(
+  admin: import("postgres").Sql,
+  work: () => Promise<void>,
+): Promise<number> {
+  const count = async () => {
+    const [row] = await admin`select wal_sync::int8::text as n from pg_stat_wal`;
+    return Number(row?.n);
+  };
+  const before = await count();
+  await work();
+  for (;;) {
+    const [row] = await admin`select count(*)::int as n from pg_stat_activity
+      where application_name like 'spillway pid %' or application_name = 'wal-sync-control'`;
+    if (row?.n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return await count() - before;
+}
+
+pgTest(
+  "PostgresBlobStore: reusing a stored output touches it without a WAL flush of its own, seen by a collection at once",
+  async () => {
+    const server = await startPostgres();
+    const url = await server.database();
+    const admin = server.admin(new URL(url).pathname.slice(1));
+    try {
+      const text = "a stored output, reused\n";
+      const touches = await walSyncsOf(admin, async () => {
+        const db = PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url });
+        try {
+          const store = new PostgresBlobStore(db);
+          const { ref } = await store.put(text);
+          await admin`update spillway_blobs set touched_at = now() - interval '1 hour'`;
+          for (let i = 0; i < 40; i++) assert.equal((await store.put(text)).ref, ref);
+          // The last touch is visible to another session's collection straight away.
+          const keepSince = new Date(Date.now() - 60_000);
+          const garbage = await store.collect(new Set(), { keepSince, dryRun: true });
+          assert.deepEqual(garbage.removed, []);
+        } finally {
+          await db.close();
+        }
+      });
+      // The control: the same 40 updates, each committed durably, are 40 flushes.
+      const control = await walSyncsOf(admin, async () => {
+        const sql = (await import("postgres")).default(url, {
+          password: PG_PASSWORD,
+          connection: { application_name: "wal-sync-control" },
+          onnotice: () => {},
+        });
+        try {
+          for (let i = 0; i < 40; i++) await sql`update spillway_blobs set touched_at = now()`;
+        } finally {
+          await sql.end();
+        }
+      });
+      assert.ok(control >= 40, `the control flushed the WAL ${control} times`);
+      // Storing the blob is one flush per commit (a chunk, its row); the 40 touches none.
+      assert.ok(touches < 10, `40 touches flushed the WAL ${touches} times`);
+    } finally {
+      await admin.end();
+    }
+  },
+);
+
 stopPostgresTest();

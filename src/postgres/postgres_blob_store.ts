@@ -204,14 +204,25 @@ export class PostgresBlobStore implements BlobStore {
     });
   }
 
-  /** Marks blob `ref` as just reused; its facts, or `undefined` when there is none. */
+  /**
+   * Marks blob `ref` as just reused; its facts, or `undefined` when there
+   * is none. The touch commits without waiting for its WAL to reach the
+   * disk (`synchronous_commit` off for this one transaction: no fsync, a
+   * tenth of the time). A collection sees it at once all the same, and it
+   * cannot be lost while anything durable relies on it: a conversation's
+   * commit that refers to the blob comes after it in the WAL, and a
+   * durable commit flushes the WAL up to itself, the touch included. A
+   * crash before that commit loses the touch and the reference together.
+   */
   async #touch(ref: BlobRef): Promise<BlobInfo | undefined> {
     await this.#db.ready();
     const [row] = await this.#db.call(
       `store ${this.describe(ref)}`,
       () =>
         this.#db.sql<{ bytes: string }[]>`
-        update spillway_blobs set touched_at = now() where ref = ${ref} returning bytes::text`,
+        update spillway_blobs set touched_at = now()
+        from (select set_config('synchronous_commit', 'off', true)) as durable_later
+        where ref = ${ref} returning bytes::text`,
     );
     return row === undefined ? undefined : { ref, bytes: Number(row.bytes) };
   }
