@@ -9,6 +9,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { main } from "../src/cli.ts";
+import { captureCommandIo } from "../src/commands/command_io.ts";
 import { finished, spawnQuery, spawnSpillway, workspaceWith } from "./_cli.ts";
 import { StreamLines } from "./gateway_fixtures.ts";
 import { PG_PASSWORD, pgTest, startPostgres, stopPostgresTest } from "./_postgres.ts";
@@ -219,6 +221,78 @@ pgTest(
     } finally {
       await Deno.remove(reachable, { recursive: true });
       await Deno.remove(unreachable, { recursive: true });
+    }
+  },
+);
+
+pgTest(
+  "the repair hint of a conversation in a store --config names runs as printed, --config included",
+  async () => {
+    const server = await startPostgres();
+    const url = await server.database("hint");
+    const dir = await Deno.makeTempDir({ prefix: "spillway_hint_" });
+    const run = async (...args: string[]) => {
+      const io = captureCommandIo({ cwd: dir, env: ENV });
+      const code = await main(args, io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    try {
+      await Deno.writeTextFile(join(dir, "store.toml"), storeConfig(url));
+      await Deno.writeTextFile(
+        join(dir, "big.toml"),
+        `context_window = "1MB"
+[[cycles]]
+text = "Reading it."
+tool_calls = [{ id = "call_1", name = "fs_read_file", arguments = { path = "big.txt" } }]
+[[cycles]]
+text = "It is big."
+`,
+      );
+      await Deno.writeTextFile(
+        join(dir, "answer.toml"),
+        `context_window = "1MB"
+[[cycles]]
+text = "Still here."
+`,
+      );
+      await Deno.writeTextFile(join(dir, "big.txt"), "log line\n".repeat(350_000));
+      const first = await run(
+        "query",
+        "--config",
+        "store.toml",
+        "--cfg",
+        "conversation.tools.fs_read_file.size_threshold=unlimited",
+        "--script",
+        "big.toml",
+        "--quiet",
+        "read big.txt",
+      );
+      assert.equal(first.code, 1, first.err);
+      const id = /Conversation (\S+):/.exec(first.err)?.[1];
+      assert.ok(id !== undefined, first.err);
+      const again = ["query", "--config", "store.toml", "--conversation", id, "--script"];
+      const dead = await run(...again, "answer.toml", "again");
+      assert.equal(dead.code, 1);
+      const hint = dead.err.split("\n").slice(-3);
+      assert.deepEqual(hint, [
+        "Repair without a model call (the log keeps every original byte):",
+        `  deno task spillway conversation compact --tools=strip-responses --over 32KB --config store.toml ${id}`,
+        "",
+      ]);
+      const printed = hint[1]!.trim().split(" ").slice(3);
+      // Without its --config the command looks in the workspace's files, where nothing is.
+      const elsewhere = await run(
+        ...printed.filter((w, i, all) => w !== "--config" && all[i - 1] !== "--config"),
+      );
+      assert.notEqual(elsewhere.code, 0);
+      const repaired = await run(...printed);
+      assert.equal(repaired.code, 0, repaired.err);
+      assert.match(repaired.out, new RegExp(`^${id}: 1 response stripped`));
+      const after = await run(...again, "answer.toml", "again");
+      assert.equal(after.code, 0, after.err);
+      assert.match(after.out, /assistant: Still here\./);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
   },
 );

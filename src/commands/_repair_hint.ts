@@ -5,7 +5,8 @@
  * when conversations still send the model responses over today's
  * `size_threshold`. The command is printed as it can be pasted: from the
  * repository (`deno task spillway`), with `--workspace` when the workspace
- * is not the default one.
+ * is not the default one, and the `--config` files the command was given
+ * (in their order: they may name the store the conversations are in).
  *
  * @module
  */
@@ -27,6 +28,8 @@ export interface RepairWorkspace {
   readonly dir: string;
   /** The working directory the command is typed in. */
   readonly cwd: string;
+  /** The `--config` files the command was given, as given (relative to `cwd` or absolute). */
+  readonly configFiles?: readonly string[];
 }
 
 /**
@@ -53,6 +56,9 @@ export function repairHint(
   if (compaction.tools === "strip-responses") words.push("--over", compaction.over);
   if (workspace.dir !== resolve(workspace.cwd, DEFAULT_WORKSPACE)) {
     words.push("--workspace", shellWord(shownPath(workspace.cwd, workspace.dir)));
+  }
+  for (const file of workspace.configFiles ?? []) {
+    words.push("--config", shellWord(shownPath(workspace.cwd, resolve(workspace.cwd, file))));
   }
   words.push(...ids);
   return "Repair without a model call (the log keeps every original byte):\n" +

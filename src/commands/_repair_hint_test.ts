@@ -27,3 +27,15 @@ Deno.test("repairHint() names any other workspace, relative when inside the work
       "  deno task spillway conversation compact --tools=strip-responses --over 32KB --workspace '/tmp/it'\\''s mine' 20261130-100000-bbbbbb\n",
   );
 });
+
+Deno.test("repairHint() names the --config files in their order, as the shell reads them back", () => {
+  assert.equal(
+    repairHint(["20261130-100000-bbbbbb"], { tools: "cap" }, {
+      dir: "/repo/.spillway",
+      cwd: "/repo",
+      configFiles: ["store.toml", "/etc/spillway/my store.toml", "../shared.toml"],
+    }),
+    HEAD +
+      "  deno task spillway conversation compact --tools=cap --config store.toml --config '/etc/spillway/my store.toml' --config /shared.toml 20261130-100000-bbbbbb\n",
+  );
+});

@@ -83,9 +83,11 @@ async function list(
   }
   const where = workspace.shown(workspace.conversations.where);
   io.stdout(
-    flags.boolean("json")
-      ? asJson(summaries, where)
-      : asTable(summaries, where, { dir: workspace.dir, cwd: io.cwd }),
+    flags.boolean("json") ? asJson(summaries, where) : asTable(summaries, where, {
+      dir: workspace.dir,
+      cwd: io.cwd,
+      configFiles: flags.strings("config"),
+    }),
   );
   return failed ? 1 : 0;
 }

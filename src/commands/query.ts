@@ -117,6 +117,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       config,
       provider,
       workspace,
+      configFiles: options.configFiles ?? [],
       conversationId: flags.string("conversation") ?? newConversationId(),
       quiet: flags.boolean("quiet"),
       inspectPath: flags.string("inspect"),
@@ -131,6 +132,8 @@ interface TerminalQuery {
   readonly config: SpillwayConfig;
   readonly provider: Provider;
   readonly workspace: string;
+  /** The `--config` files, as given: the repair hint names them. */
+  readonly configFiles: readonly string[];
   readonly conversationId: string;
   readonly quiet: boolean;
   readonly inspectPath: string | undefined;
@@ -289,6 +292,7 @@ function report(
         repairHint([conversationId], { tools: "strip-responses", over: COMPACT_OVER }, {
           dir: query.workspace,
           cwd: io.cwd,
+          configFiles: query.configFiles,
         }),
       );
     }
