@@ -111,6 +111,8 @@ export async function haproxyMissing(): Promise<string | undefined> {
 export interface Balancer extends AsyncDisposable {
   /** The URL clients connect to. */
   readonly url: URL;
+  /** HAProxy's process id. */
+  readonly pid: number;
 }
 
 /** Starts HAProxy on a free loopback port in front of `gateways`. */
@@ -142,6 +144,7 @@ export async function startHaproxy(gateways: readonly URL[]): Promise<Balancer> 
   }
   return {
     url,
+    pid: child.pid,
     [Symbol.asyncDispose]: async () => {
       try {
         child.kill("SIGTERM");

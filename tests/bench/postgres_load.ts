@@ -11,17 +11,43 @@
  * Printed per run: calls/s, latency p50/p99, and two counts that must be
  * zero: delivered results whose recorded response differs (recorded ≠
  * delivered), and delivered results missing from the database after the
- * kill (lost commits). Run: `deno run -A tests/bench/postgres_load.ts
- * [SECONDS]` (default 20 per run).
+ * kill (lost commits). Then where the CPU went, in cores (CPU seconds per
+ * second of the run, from `/proc`): the clients (this process), each
+ * gateway, their upstreams, HAProxy and PostgreSQL, against the cores the
+ * machine has: a run that uses them all measures the machine, not the
+ * gateways.
+ *
+ * Run: `deno run -A tests/bench/postgres_load.ts [SECONDS] [--runs N]
+ * [--client raw|sdk] [--commit-delay MICROSECONDS] [--gateway-cpus LIST]`.
+ * SECONDS per run (default 20); `--runs`: the three runs repeated;
+ * `--client raw` (the default) calls with plain `fetch` and JSON-RPC
+ * (`tests/_raw_mcp_session.ts`), `sdk` with the MCP SDK's client;
+ * `--commit-delay` sets PostgreSQL's `commit_delay` (with
+ * `commit_siblings = 1`) so concurrent commits share a WAL flush;
+ * `--gateway-cpus 2,3,4` pins gateway i (and its upstream) to the i-th
+ * CPU with `taskset` (for a machine with cores to spare: the clients,
+ * HAProxy and PostgreSQL then run on the others).
  *
  * @module
  */
 
+import { join } from "node:path";
 import type { Client } from "../../src/service/sdk.ts";
-import { gatewayClient, startGateways, startHaproxy } from "../_gateways.ts";
+import { GATEWAY_TOKEN, gatewayClient, startGateways, startHaproxy } from "../_gateways.ts";
 import { POSTGRES_MISSING, startPostgres } from "../_postgres.ts";
+import { cpuSecondsOf, processTree, treeCpuSeconds } from "../_process_cpu.ts";
+import { RawMcpSession } from "../_raw_mcp_session.ts";
 
-const SECONDS = Number(Deno.args[0] ?? 20);
+function flag(name: string): string | undefined {
+  const at = Deno.args.indexOf(`--${name}`);
+  return at < 0 ? undefined : Deno.args[at + 1];
+}
+
+const SECONDS = Number(/^\d+$/.test(Deno.args[0] ?? "") ? Deno.args[0] : 20);
+const RUNS = Number(flag("runs") ?? 1);
+const CLIENT = (flag("client") ?? "raw") as "raw" | "sdk";
+const COMMIT_DELAY = flag("commit-delay");
+const GATEWAY_CPUS = flag("gateway-cpus")?.split(",").map(Number);
 const CLIENTS = 50;
 
 interface Run {
@@ -40,21 +66,53 @@ function argumentsOf(i: number, j: number): { text: string; repeat: number } {
   return { text: `c${i}-${j}:` + "x".repeat(1024 - `c${i}-${j}:`.length), repeat };
 }
 
+/** A client session, SDK or raw: calls `echo`, throws when the call failed. */
+interface LoadSession {
+  echo(args: { text: string; repeat: number }): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function openSession(url: URL, name: string): Promise<LoadSession> {
+  if (CLIENT === "sdk") {
+    const client: Client = await gatewayClient(url, name);
+    return {
+      echo: async (args) => {
+        const result = await client.callTool({ name: "echo", arguments: args }, undefined, {
+          timeout: 10_000,
+        });
+        return (result.content as { text?: string }[])[0]?.text ?? "";
+      },
+      close: () => client.close(),
+    };
+  }
+  const session = await RawMcpSession.open(url, GATEWAY_TOKEN, name);
+  return {
+    echo: async (args) => {
+      const result = await session.callTool("echo", args, AbortSignal.timeout(10_000));
+      if (!result.ok) throw new Error(result.error);
+      return result.text;
+    },
+    close: () => session.close(),
+  };
+}
+
 async function load(
   url: URL,
   seconds: number,
   midway?: () => Promise<void>,
+  onStart?: () => void,
 ): Promise<Run> {
-  const clients: Client[] = [];
-  for (let i = 0; i < CLIENTS; i++) clients.push(await gatewayClient(url, `load-${i}`));
+  const sessions: LoadSession[] = [];
+  for (let i = 0; i < CLIENTS; i++) sessions.push(await openSession(url, `load-${i}`));
   const latencies: number[] = [];
   const delivered = new Map<string, string>();
   let failed = 0;
+  onStart?.();
   const started = performance.now();
   const until = started + seconds * 1000;
   let killed = midway === undefined;
-  const loops = clients.map(async (client, i) => {
-    let current = client;
+  const loops = sessions.map(async (session, i) => {
+    let current = session;
     for (let j = 0; performance.now() < until; j++) {
       if (!killed && performance.now() > started + seconds * 500) {
         killed = true;
@@ -63,23 +121,81 @@ async function load(
       const args = argumentsOf(i, j);
       const t0 = performance.now();
       try {
-        const result = await current.callTool({ name: "echo", arguments: args }, undefined, {
-          timeout: 10_000,
-        });
+        const text = await current.echo(args);
         latencies.push(performance.now() - t0);
-        const block = (result.content as { text?: string }[])[0];
-        delivered.set(`c${i}-${j}:`, block?.text ?? "");
+        delivered.set(`c${i}-${j}:`, text);
       } catch {
         failed++;
-        current = await gatewayClient(url, `load-${i}-again`);
-        clients.push(current);
+        current = await openSession(url, `load-${i}-again`);
+        sessions.push(current);
       }
     }
   });
   await Promise.all(loops);
   const elapsed = (performance.now() - started) / 1000;
-  for (const client of clients) await client.close().catch(() => {});
+  for (const session of sessions) await session.close().catch(() => {});
   return { calls: latencies.length, seconds: elapsed, latencies, delivered, failed };
+}
+
+/** The processes whose CPU a run accounts for, by role. */
+interface Roles {
+  readonly gateways: readonly number[];
+  readonly haproxy: number;
+  readonly postmaster: number;
+}
+
+/** The machine's busy and idle CPU seconds so far (every process, from `/proc/stat`). */
+function machineNow(): { busy: number; idle: number } {
+  const [, ...ticks] = Deno.readTextFileSync("/proc/stat").split("\n")[0]!.trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number);
+  return {
+    busy: (user! + nice! + system! + irq! + softirq! + steal!) / 100,
+    idle: (idle! + iowait!) / 100,
+  };
+}
+
+/** CPU seconds so far, by role. */
+function cpuNow(roles: Roles): Record<string, number> {
+  const figures: Record<string, number> = { clients: cpuSecondsOf(Deno.pid) };
+  roles.gateways.forEach((pid, i) => {
+    const alone = cpuSecondsOf(pid);
+    figures[`gateway ${i + 1}`] = alone;
+    figures[`upstream ${i + 1}`] = treeCpuSeconds(pid) - alone;
+  });
+  figures["haproxy"] = treeCpuSeconds(roles.haproxy);
+  figures["postgres"] = treeCpuSeconds(roles.postmaster);
+  const machine = machineNow();
+  figures["machine busy"] = machine.busy;
+  figures["machine idle"] = machine.idle;
+  return figures;
+}
+
+/** Cores used by each role between two {@linkcode cpuNow} readings. */
+function coresUsed(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  seconds: number,
+): string {
+  let total = 0;
+  const cores = (role: string) => Math.max(0, after[role]! - before[role]!) / seconds;
+  const parts = Object.keys(before).filter((role) => !role.startsWith("machine")).map((role) => {
+    total += cores(role);
+    return `${role} ${cores(role).toFixed(2)}`;
+  });
+  return `cores used: ${parts.join(", ")}; this run ${total.toFixed(2)}, the machine ${
+    cores("machine busy").toFixed(2)
+  } busy and ${cores("machine idle").toFixed(2)} idle of ${navigator.hardwareConcurrency}`;
+}
+
+/** Pins `pid`, its threads and its children to CPU `cpu`. */
+async function pin(pid: number, cpu: number): Promise<void> {
+  for (const each of processTree(pid)) {
+    const done = await new Deno.Command("taskset", {
+      args: ["-a", "-p", "-c", String(cpu), String(each)],
+      stdout: "null",
+    }).output();
+    if (!done.success) throw new Error(`taskset could not pin ${each} to CPU ${cpu}`);
+  }
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -127,30 +243,82 @@ if (POSTGRES_MISSING !== undefined) {
   console.error(`postgres_load: skipped: ${POSTGRES_MISSING}`);
 } else {
   const server = await startPostgres();
-  console.log(`load: ${CLIENTS} clients, ${SECONDS} s per run, ${Deno.args.join(" ")}`);
-  for (const [count, kill] of [[1, false], [3, false], [3, true]] as const) {
-    const url = await server.database(`load${count}`);
-    const admin = server.admin(new URL(url).pathname.slice(1));
-    const gateways = await startGateways(count, url, false);
-    const balancer = await startHaproxy(gateways.map((g) => g.url!));
-    try {
-      const midway = kill
-        ? async () => {
-          gateways[0]!.child.kill("SIGKILL");
-          await gateways[0]!.child.status;
+  const postmaster = Number(
+    (await Deno.readTextFile(join(server.dir, "data", "postmaster.pid"))).split("\n")[0],
+  );
+  if (COMMIT_DELAY !== undefined) {
+    const admin = server.admin();
+    await admin.unsafe(`alter system set commit_delay = ${Number(COMMIT_DELAY)}`);
+    await admin`alter system set commit_siblings = 1`;
+    await admin`select pg_reload_conf()`;
+    await admin.end();
+  }
+  console.log(
+    `load: ${CLIENTS} ${CLIENT} clients, ${SECONDS} s per run, ${RUNS} round(s); ` +
+      `${navigator.hardwareConcurrency} CPUs; args: ${Deno.args.join(" ")}`,
+  );
+  const rates: Record<string, number[]> = {};
+  for (let round = 1; round <= RUNS; round++) {
+    for (const [count, kill] of [[1, false], [3, false], [3, true]] as const) {
+      const name = count === 1
+        ? "1 gateway"
+        : kill
+        ? "3 gateways, one killed halfway"
+        : "3 gateways";
+      const url = await server.database(`load${count}`);
+      const admin = server.admin(new URL(url).pathname.slice(1));
+      const gateways = await startGateways(count, url, false);
+      const balancer = await startHaproxy(gateways.map((g) => g.url!));
+      try {
+        if (GATEWAY_CPUS !== undefined) {
+          for (const [i, gateway] of gateways.entries()) {
+            await pin(gateway.child.pid, GATEWAY_CPUS[i % GATEWAY_CPUS.length]!);
+          }
         }
-        : undefined;
-      const run = await load(balancer.url, SECONDS, midway);
-      report(
-        count === 1 ? "1 gateway" : kill ? "3 gateways, one killed halfway" : "3 gateways",
-        run,
-        await check(admin, run.delivered),
-      );
-    } finally {
-      await balancer[Symbol.asyncDispose]();
-      for (const gateway of gateways) await gateway[Symbol.asyncDispose]();
-      await admin.end();
+        const roles = {
+          gateways: gateways.map((g) => g.child.pid),
+          haproxy: balancer.pid,
+          postmaster,
+        };
+        let before: Record<string, number> = {};
+        const walSyncs = async () => {
+          const [row] = await admin`select wal_sync::int8::text as n from pg_stat_wal`;
+          return Number(row?.n);
+        };
+        const syncsBefore = await walSyncs();
+        const midway = kill
+          ? async () => {
+            gateways[0]!.child.kill("SIGKILL");
+            await gateways[0]!.child.status;
+          }
+          : undefined;
+        const run = await load(balancer.url, SECONDS, midway, () => {
+          before = cpuNow(roles);
+        });
+        const after = cpuNow(roles);
+        report(name, run, await check(admin, run.delivered));
+        // Backends report their WAL counts when idle (within a second): read after the check.
+        const syncs = await walSyncs() - syncsBefore;
+        console.log(`  ${coresUsed(before, after, run.seconds)}`);
+        console.log(
+          `  WAL flushes: ${syncs} (${(syncs / run.seconds).toFixed(0)}/s, ${
+            (syncs / Math.max(1, run.calls)).toFixed(2)
+          } per call)`,
+        );
+        (rates[name] ??= []).push(run.calls / run.seconds);
+      } finally {
+        await balancer[Symbol.asyncDispose]();
+        for (const gateway of gateways) await gateway[Symbol.asyncDispose]();
+        await admin.end();
+      }
     }
   }
+  const one = rates["1 gateway"] ?? [];
+  const three = rates["3 gateways"] ?? [];
+  console.log(
+    `3 gateways / 1 gateway, calls/s, per round: ${
+      three.map((r, i) => (r / one[i]!).toFixed(2) + "×").join(", ")
+    }`,
+  );
   await server.remove();
 }
