@@ -1,19 +1,22 @@
 /**
  * Private helper of the PostgreSQL blob store: how a stored output's
- * chunks travel between spillway and `spillway_blob_chunks` without
- * piling up memory. postgres.js sends and receives `bytea` as hex text:
- * each 1 MiB chunk became a 2 MiB string, and its Buffer copied four or
- * five times on the way out, and a 1 GiB output peaked at 135 MiB above
- * idle written, 127 MiB read (measured, docs/performance.md).
+ * chunks travel between spillway and `spillway_blob_chunks` with as little
+ * garbage as postgres.js allows. It sends and receives `bytea` as hex
+ * text: each 1 MiB chunk became a 2 MiB string and its copies.
  *
  * - A chunk goes in by `COPY … FROM STDIN` in PostgreSQL's binary format:
  *   its bytes as they are, copied once on the way out.
- * - A chunk comes back as base64 (`encode(data, 'base64')`, a third
- *   larger than the bytes; hex is twice), decoded natively into a buffer
- *   the reader keeps (`Uint8Array.prototype.setFromBase64`), and checked
- *   against its digest before anyone sees it. postgres.js cannot ask for
- *   binary results, and its `COPY … TO STDOUT` leaves the connection's
- *   socket paused when a row fills the stream's buffer as it ends.
+ * - A chunk comes back in rows of {@linkcode PIECE_BYTES}, as base64 (a
+ *   third larger than the bytes; hex is twice), streamed row by row,
+ *   decoded natively into a buffer the reader keeps
+ *   (`Uint8Array.prototype.setFromBase64`) and hashed as it comes, then
+ *   checked against its digest before anyone sees it. postgres.js cannot
+ *   ask for binary results, and its `COPY … TO STDOUT` leaves the
+ *   connection's socket paused when a row fills the stream's buffer as it
+ *   ends.
+ *
+ * What still piles up is the driver's: every socket read is a new buffer
+ * (docs/performance.md has the measurements).
  *
  * @module
  */
