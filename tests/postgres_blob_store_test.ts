@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import type { BlobRef } from "../src/blobs/blob_ref.ts";
 import { readBlobPage } from "../src/blobs/read_blob_page.ts";
 import { BLOB_CHUNK_BYTES, PostgresBlobStore } from "../src/postgres/postgres_blob_store.ts";
@@ -119,6 +120,50 @@ pgTest(
       });
       const [left] = await f.admin`select count(*)::int as n from spillway_blob_chunks`;
       assert.equal(left?.n, 0);
+    } finally {
+      await f.close();
+    }
+  },
+);
+
+pgTest(
+  "PostgresBlobStore: ranges read at once, of one blob and of others, each get their own bytes",
+  async () => {
+    const f = await fresh();
+    try {
+      // Three blobs of 2.5 chunks, each byte a function of its blob and offset.
+      const blobs = await Promise.all([1, 2, 3].map(async (k) => {
+        const bytes = new Uint8Array(2.5 * BLOB_CHUNK_BYTES);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = (i * k + (i >> 9)) & 255;
+        const writer = await f.store.writer();
+        await writer.write(bytes);
+        return { bytes, ref: (await writer.finish()).ref };
+      }));
+      const reads = [];
+      for (const { bytes, ref } of blobs) {
+        for (
+          const [start, end] of [[0, 10], [BLOB_CHUNK_BYTES - 5, BLOB_CHUNK_BYTES + 5], [
+            100_000,
+            2 * BLOB_CHUNK_BYTES + 7,
+          ], [2 * BLOB_CHUNK_BYTES - 1, 3 * BLOB_CHUNK_BYTES]]
+        ) {
+          reads.push(
+            f.store.readRange(ref, start!, end!).then((read) => {
+              assert.ok(read !== undefined);
+              assert.ok(
+                Buffer.from(read.bytes).equals(Buffer.from(bytes.subarray(start, end))),
+                `${ref} [${start}, ${end})`,
+              );
+            }),
+          );
+        }
+      }
+      const wholes = blobs.map(async ({ bytes, ref }) => {
+        const parts: Uint8Array[] = [];
+        for await (const chunk of (await f.store.chunks(ref))!) parts.push(chunk.slice());
+        assert.ok(Buffer.concat(parts).equals(Buffer.from(bytes)), `${ref} whole`);
+      });
+      await Promise.all([...reads, ...wholes]);
     } finally {
       await f.close();
     }

@@ -35,6 +35,9 @@ import type { PostgresDatabase } from "./postgres_database.ts";
 
 export { BLOB_CHUNK_BYTES } from "./_blob_chunks.ts";
 
+/** How many chunk buffers a store keeps for its range reads (1 MiB each). */
+const SPARE_BUFFERS = 4;
+
 interface BlobRow {
   readonly bytes: string;
   readonly chunk_bytes: number;
@@ -53,7 +56,8 @@ interface BlobRow {
  */
 export class PostgresBlobStore implements BlobStore {
   readonly #db: PostgresDatabase;
-  #scratchBuffer = new Uint8Array(0);
+  /** Chunk buffers of range reads that ended, for the next ones. */
+  readonly #spare: Uint8Array[] = [];
 
   /** @param db the database (its schema is brought up to date on first use) */
   constructor(db: PostgresDatabase) {
@@ -238,35 +242,36 @@ export class PostgresBlobStore implements BlobStore {
   /**
    * Chunks `range.first` to `range.last` of a blob, in order, each checked
    * against its digest before `visit` sees it (in `buffer`, reused: visit
-   * copies what it keeps).
+   * copies what it keeps). Without `buffer`, one of the store's spare
+   * buffers: each read in flight has its own (rows arrive over several
+   * socket reads, so reads at once would overwrite each other's), and only
+   * a read that ended normally gives it back (one a deadline abandoned may
+   * still be receiving into it).
    */
   async #readChunks(
     ref: BlobRef,
     row: BlobRow,
     range: { readonly first: number; readonly last: number },
     visit: (seq: number, data: Uint8Array) => void,
-    buffer = this.#scratch(row.chunk_bytes),
+    buffer?: Uint8Array,
   ): Promise<void> {
     const where = this.describe(ref);
+    const spare = this.#spare.pop();
+    const into = buffer ??
+      (spare !== undefined && spare.length >= row.chunk_bytes
+        ? spare
+        : new Uint8Array(row.chunk_bytes));
     let seq = range.first;
     await this.#db.call(
       `read ${where}`,
       () =>
-        readChunks(this.#db.sql, row.upload, range, buffer, (chunk) => {
+        readChunks(this.#db.sql, row.upload, range, into, (chunk) => {
           if (chunk.seq !== seq) throw damaged(ref, where, `: chunk ${seq} is missing`);
           if (!chunk.intact) throw damaged(ref, where, ` (chunk ${seq})`);
           visit(seq++, chunk.bytes);
         }),
     );
+    if (buffer === undefined && this.#spare.length < SPARE_BUFFERS) this.#spare.push(into);
     if (seq <= range.last) throw damaged(ref, where, `: chunk ${seq} is missing`);
-  }
-
-  /**
-   * A buffer for one chunk, shared by this store's range reads (each uses
-   * it only between two awaits, so reads in flight together never share it).
-   */
-  #scratch(bytes: number): Uint8Array {
-    if (this.#scratchBuffer.length < bytes) this.#scratchBuffer = new Uint8Array(bytes);
-    return this.#scratchBuffer;
   }
 }
