@@ -9,7 +9,9 @@
  * (`src/postgres/postgres_blob_store.ts`).
  *
  * Blobs are read in ranges and in chunks, never whole unless the caller
- * asks: a 1 GiB output is written, paged and searched in flat memory.
+ * asks: a 1 GiB output is written, paged and searched without being held
+ * (in files, in flat memory; PostgreSQL's driver adds garbage of its own,
+ * docs/performance.md).
  *
  * @module
  */
