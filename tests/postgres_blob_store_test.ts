@@ -170,6 +170,40 @@ pgTest(
   },
 );
 
+pgTest(
+  "PostgresBlobStore: a chunk of the wrong size is refused, even with a digest that matches it",
+  async () => {
+    const f = await fresh();
+    try {
+      const text = "0123456789abcdef".repeat((2.5 * BLOB_CHUNK_BYTES) / 16);
+      const { ref } = await f.store.put(text);
+      const chunk = async (seq: number, data: string) => {
+        await f.admin.unsafe(
+          `update spillway_blob_chunks set data = ${data}, digest = sha256(${data})
+          where upload = (select upload from spillway_blobs where ref = $1) and seq = ${seq}`,
+          [ref],
+        );
+      };
+      // Chunk 1 cut short, chunk 2 (the last) grown: each hashes to its digest.
+      await chunk(1, "substring(data from 1 for 1000)");
+      await chunk(2, "data || '\\x0a'::bytea");
+      const refused = (seq: number) =>
+        new RegExp(`stored output ${ref} is damaged: .*\\(chunk ${seq}\\)`);
+      assert.equal((await readBlobPage(f.store, ref, 16, 16))?.text, "0123456789abcdef");
+      await assert.rejects(
+        f.store.readRange(ref, BLOB_CHUNK_BYTES + 500, BLOB_CHUNK_BYTES + 600),
+        refused(1),
+      );
+      await assert.rejects(
+        f.store.readRange(ref, 2 * BLOB_CHUNK_BYTES, 2 * BLOB_CHUNK_BYTES + 10),
+        refused(2),
+      );
+    } finally {
+      await f.close();
+    }
+  },
+);
+
 /**
  * The WAL syncs PostgreSQL counted for `work` (`pg_stat_wal`): a backend
  * reports its counts when it exits at the latest, so `work` closes its

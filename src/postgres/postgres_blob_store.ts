@@ -267,11 +267,18 @@ export class PostgresBlobStore implements BlobStore {
       () =>
         readChunks(this.#db.sql, row.upload, range, into, (chunk) => {
           if (chunk.seq !== seq) throw damaged(ref, where, `: chunk ${seq} is missing`);
-          if (!chunk.intact) throw damaged(ref, where, ` (chunk ${seq})`);
+          if (!chunk.intact || chunk.bytes.length !== chunkSize(row, seq)) {
+            throw damaged(ref, where, ` (chunk ${seq})`);
+          }
           visit(seq++, chunk.bytes);
         }),
     );
     if (buffer === undefined && this.#spare.length < SPARE_BUFFERS) this.#spare.push(into);
     if (seq <= range.last) throw damaged(ref, where, `: chunk ${seq} is missing`);
   }
+}
+
+/** The size chunk `seq` of a blob has: the chunk size, but for its last, which may be shorter. */
+function chunkSize(row: BlobRow, seq: number): number {
+  return Math.min(row.chunk_bytes, Number(row.bytes) - seq * row.chunk_bytes);
 }
