@@ -4,7 +4,8 @@
  * less than wall time: a process waiting for a core is not charged.
  * A tree counts every living descendant and the children each one already
  * reaped (`cutime` + `cstime`), so PostgreSQL's backends and a gateway's
- * upstream are in their parent's figure.
+ * upstream are in their parent's figure. Also: the whole machine's busy
+ * and idle time, and pinning a process tree to a CPU (`taskset`).
  *
  * @module
  */
@@ -60,4 +61,25 @@ export function treeCpuSeconds(root: number): number {
     if (s !== undefined) ticks += s.own + s.reaped;
   }
   return ticks / TICKS_PER_SECOND;
+}
+
+/** The machine's busy and idle CPU seconds so far (every process, from `/proc/stat`). */
+export function machineCpuSeconds(): { busy: number; idle: number } {
+  const [, ...ticks] = Deno.readTextFileSync("/proc/stat").split("\n")[0]!.trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number);
+  return {
+    busy: (user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_SECOND,
+    idle: (idle! + iowait!) / TICKS_PER_SECOND,
+  };
+}
+
+/** Pins `pid`, its threads and its children to CPU `cpu`. */
+export async function pinToCpu(pid: number, cpu: number): Promise<void> {
+  for (const each of processTree(pid)) {
+    const done = await new Deno.Command("taskset", {
+      args: ["-a", "-p", "-c", String(cpu), String(each)],
+      stdout: "null",
+    }).output();
+    if (!done.success) throw new Error(`taskset could not pin ${each} to CPU ${cpu}`);
+  }
 }

@@ -35,7 +35,7 @@ import { join } from "node:path";
 import type { Client } from "../../src/service/sdk.ts";
 import { GATEWAY_TOKEN, gatewayClient, startGateways, startHaproxy } from "../_gateways.ts";
 import { POSTGRES_MISSING, startPostgres } from "../_postgres.ts";
-import { cpuSecondsOf, processTree, treeCpuSeconds } from "../_process_cpu.ts";
+import { cpuSecondsOf, machineCpuSeconds, pinToCpu, treeCpuSeconds } from "../_process_cpu.ts";
 import { RawMcpSession } from "../_raw_mcp_session.ts";
 
 function flag(name: string): string | undefined {
@@ -144,16 +144,6 @@ interface Roles {
   readonly postmaster: number;
 }
 
-/** The machine's busy and idle CPU seconds so far (every process, from `/proc/stat`). */
-function machineNow(): { busy: number; idle: number } {
-  const [, ...ticks] = Deno.readTextFileSync("/proc/stat").split("\n")[0]!.trim().split(/\s+/);
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number);
-  return {
-    busy: (user! + nice! + system! + irq! + softirq! + steal!) / 100,
-    idle: (idle! + iowait!) / 100,
-  };
-}
-
 /** CPU seconds so far, by role. */
 function cpuNow(roles: Roles): Record<string, number> {
   const figures: Record<string, number> = { clients: cpuSecondsOf(Deno.pid) };
@@ -164,7 +154,7 @@ function cpuNow(roles: Roles): Record<string, number> {
   });
   figures["haproxy"] = treeCpuSeconds(roles.haproxy);
   figures["postgres"] = treeCpuSeconds(roles.postmaster);
-  const machine = machineNow();
+  const machine = machineCpuSeconds();
   figures["machine busy"] = machine.busy;
   figures["machine idle"] = machine.idle;
   return figures;
@@ -185,17 +175,6 @@ function coresUsed(
   return `cores used: ${parts.join(", ")}; this run ${total.toFixed(2)}, the machine ${
     cores("machine busy").toFixed(2)
   } busy and ${cores("machine idle").toFixed(2)} idle of ${navigator.hardwareConcurrency}`;
-}
-
-/** Pins `pid`, its threads and its children to CPU `cpu`. */
-async function pin(pid: number, cpu: number): Promise<void> {
-  for (const each of processTree(pid)) {
-    const done = await new Deno.Command("taskset", {
-      args: ["-a", "-p", "-c", String(cpu), String(each)],
-      stdout: "null",
-    }).output();
-    if (!done.success) throw new Error(`taskset could not pin ${each} to CPU ${cpu}`);
-  }
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -272,7 +251,7 @@ if (POSTGRES_MISSING !== undefined) {
       try {
         if (GATEWAY_CPUS !== undefined) {
           for (const [i, gateway] of gateways.entries()) {
-            await pin(gateway.child.pid, GATEWAY_CPUS[i % GATEWAY_CPUS.length]!);
+            await pinToCpu(gateway.child.pid, GATEWAY_CPUS[i % GATEWAY_CPUS.length]!);
           }
         }
         const roles = {
