@@ -5,7 +5,9 @@
  * text: each 1 MiB chunk became a 2 MiB string and its copies.
  *
  * - A chunk goes in by `COPY … FROM STDIN` in PostgreSQL's binary format:
- *   its bytes as they are, copied once on the way out.
+ *   its bytes as they are, in {@linkcode PIECE_BYTES} messages sent as the
+ *   socket takes them (postgres.js copies each message once: small copies
+ *   that die young, where one 1 MiB copy a chunk piled up).
  * - A chunk comes back in rows of {@linkcode PIECE_BYTES}, as base64 (a
  *   third larger than the bytes; hex is twice), streamed row by row,
  *   decoded natively into a buffer the reader keeps
@@ -86,13 +88,19 @@ export async function copyChunk(
   view.setInt32(row + 66, data.length);
   const stream = await sql`
     copy spillway_blob_chunks (upload, seq, digest, data) from stdin (format binary)`.writable();
-  await new Promise<void>((resolve, reject) => {
+  const done = new Promise<void>((resolve, reject) => {
     stream.once("finish", resolve);
     stream.once("error", reject);
-    stream.write(head);
-    stream.write(data);
-    stream.end(COPY_TRAILER);
   });
+  done.catch(() => {}); // awaited below; an error before then must not go unhandled
+  stream.write(head);
+  for (let at = 0; at < data.length; at += PIECE_BYTES) {
+    if (!stream.write(data.subarray(at, at + PIECE_BYTES))) {
+      await Promise.race([new Promise((resolve) => stream.once("drain", resolve)), done]);
+    }
+  }
+  stream.end(COPY_TRAILER);
+  await done;
 }
 
 /** A chunk as read: its number, its bytes (valid until the next chunk), and whether they are whole. */
