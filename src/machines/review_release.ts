@@ -15,7 +15,8 @@ const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
 
 /**
  * The acknowledgement a recorded review gets: the service's own result only
- * when accepted, else exactly the recorded text.
+ * when accepted, else exactly the recorded text, with the structured content
+ * the cut kept (its value; the stream records its size and digest).
  *
  * @example
  * ```ts
@@ -33,7 +34,11 @@ const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
  */
 export function acknowledgementOf(review: Review): Acknowledgement {
   if (review.status === "accepted") return DELIVER;
-  return { kind: "replace", content: review.response.content, isError: review.response.isError };
+  const { content, isError, structuredContent } = review.response;
+  const value = structuredContent?.value;
+  return value === undefined
+    ? { kind: "replace", content, isError }
+    : { kind: "replace", content, isError, structuredContent: value };
 }
 
 /** The response as the stream holds it: text, typed blocks and structured content, no spill. */
