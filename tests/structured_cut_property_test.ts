@@ -190,7 +190,7 @@ Deno.test("the structured cut keeps a value that matches the tool's schema, or m
           review.response.structuredContent?.digest,
         );
       }),
-      { seed, numRuns: 150 },
+      { seed, numRuns: 200 },
     );
     console.log(`structured cut property: ${JSON.stringify(reached)}`);
     for (const branch of ["validated cut", "members kept", "error", "mirror", "structured only"]) {
@@ -214,7 +214,7 @@ Deno.test("the batch ceiling spends its budget over texts and structured values,
           minLength: 1,
           maxLength: 8,
         }),
-        fc.integer({ min: 4 * 1024, max: 512 * 1024 }),
+        fc.integer({ min: 4 * 1024, max: 192 * 1024 }),
         (entries, budget) => {
           const schemas = entries.map(([one]) => one.generated.schema as Record<string, unknown>);
           const batch = entries.map(([one, threshold], i) => {
