@@ -68,9 +68,11 @@ export function cutReview(
   const reference = spilled === undefined ? undefined : fullOutputReference(spilled);
   const textBytes = typeof uncut === "string" ? utf8Length(uncut) : uncut.bytes;
   const mirrored = original?.mirrored === true && original.value !== undefined;
-  // The marker and reference lines, which a mirror's JSON leaves room for.
-  const markerPart = "\n" + truncationMarker(textBytes, capBytes) +
-    (reference === undefined ? "" : "\n" + reference);
+  // The marker and reference lines, which a mirror's JSON leaves room for (a mirror's only).
+  const markerPart = mirrored
+    ? "\n" + truncationMarker(textBytes, capBytes) +
+      (reference === undefined ? "" : "\n" + reference)
+    : "";
 
   let kept: { structured: StructuredContentInfo; json: string; cut: boolean } | undefined;
   let droppedReason: string | undefined;
