@@ -142,16 +142,19 @@ Deno.test("serve --stdio in front of server-filesystem: cut file reads, trees an
       const kept = text.slice(0, text.lastIndexOf("\n... [truncated, "));
       const common = Math.min(kept.length, value.content.length) - 1;
       assert.equal(value.content.slice(0, common), kept.slice(0, common), `${tool} agree`);
+      // Its _meta says the structured content was cut, and how much.
+      const told = result._meta?.["spillway/structuredContentCut"] as { bytes: number } | undefined;
+      assert.equal(told?.bytes, bytesOf(json), `${tool} _meta`);
       // Recorded as delivered: the text, and the structured value by size and digest.
       const event = recorded[i] ?? {};
       assert.equal(event["content"], text);
       assert.equal(event["is_error"], false);
       assert.deepEqual(event["structured_content"], { bytes: bytesOf(json), digest: sha256(json) });
     }
-    assert.ok(file.startsWith(
-      (results.read_text_file!.structuredContent as { content: string })
-        .content,
-    ));
+    const read = results.read_text_file!;
+    assert.ok(file.startsWith((read.structuredContent as { content: string }).content));
+    const readCut = read._meta?.["spillway/structuredContentCut"] as { originalBytes: number };
+    assert.equal(readCut.originalBytes, bytesOf(JSON.stringify({ content: file })));
     // The tree's text, cut as JSON, still parses before its marker line.
     const tree = textOf(results.directory_tree!);
     const entries = JSON.parse(tree.slice(0, tree.lastIndexOf("\n... [truncated, ")));

@@ -175,6 +175,11 @@ Deno.test("a tool with an output schema is listed with it; a cut result keeps a 
   assert.deepEqual(gw.notices.map((n) => n.structured), [
     { originalBytes: 303_872, capBytes: 262_144 },
   ]);
+  // Its _meta says the structured content was cut, and how much.
+  assert.deepEqual(cut._meta, {
+    "spillway/structuredContentCut": { originalBytes: 303_872, bytes: Buffer.byteLength(json) },
+  });
+  assert.equal(small._meta, undefined);
   // Recorded as delivered; a tool without an output schema is cut as before.
   const plain = await client.callTool({ name: "big", arguments: { bytes: 300_000 } });
   assert.notEqual(plain.isError, true);

@@ -36,9 +36,14 @@ export function acknowledgementOf(review: Review): Acknowledgement {
   if (review.status === "accepted") return DELIVER;
   const { content, isError, structuredContent } = review.response;
   const value = structuredContent?.value;
-  return value === undefined
-    ? { kind: "replace", content, isError }
-    : { kind: "replace", content, isError, structuredContent: value };
+  if (value === undefined) return { kind: "replace", content, isError };
+  const original = review.uncutStructured;
+  // Kept whole (only the text was cut), the value is the tool's own: nothing to tell.
+  if (original === undefined || original.digest === structuredContent?.digest) {
+    return { kind: "replace", content, isError, structuredContent: value };
+  }
+  const structuredCut = { originalBytes: original.bytes, bytes: structuredContent?.bytes ?? 0 };
+  return { kind: "replace", content, isError, structuredContent: value, structuredCut };
 }
 
 /** The response as the stream holds it: text, typed blocks and structured content, no spill. */

@@ -44,6 +44,12 @@ export type Acknowledgement =
     readonly isError: boolean;
     /** The structured content to deliver with the text (a cut of the tool's own). Default: none. */
     readonly structuredContent?: Readonly<Record<string, unknown>>;
+    /**
+     * Present when `structuredContent` is a cut of the tool's own: the UTF-8
+     * bytes of the compact JSON before and after the cut, which the result's
+     * `_meta` tells the caller. Default: none.
+     */
+    readonly structuredCut?: { readonly originalBytes: number; readonly bytes: number };
   }
   | { readonly kind: "fail"; readonly message: string };
 

@@ -154,8 +154,17 @@ export function deliveryFor(end: SourceCallEnd, ack: Acknowledgement): CallToolR
 }
 
 /**
+ * The `_meta` key of a delivered result whose `structuredContent` is a cut
+ * of the tool's own: `{ originalBytes, bytes }`, the UTF-8 bytes of its
+ * compact JSON before and after the cut (the text's marker names the
+ * text's sizes).
+ */
+export const STRUCTURED_CUT_META_KEY = "spillway/structuredContentCut";
+
+/**
  * The result a `replace` acknowledgement delivers: its text as one block,
- * its error flag, and its structured content when it has one.
+ * its error flag, and its structured content when it has one (with
+ * `_meta[STRUCTURED_CUT_META_KEY]` when that is a cut).
  *
  * @example
  * ```ts
@@ -164,6 +173,12 @@ export function deliveryFor(end: SourceCallEnd, ack: Acknowledgement): CallToolR
  * assert.deepEqual(
  *   replacementResult({ kind: "replace", content: "cut", isError: false, structuredContent: { n: 1 } }),
  *   { content: [{ type: "text", text: "cut" }], isError: false, structuredContent: { n: 1 } },
+ * );
+ * const structuredCut = { originalBytes: 5000, bytes: 9 };
+ * assert.deepEqual(
+ *   replacementResult({ kind: "replace", content: "c", isError: false, structuredContent: {}, structuredCut })
+ *     ._meta,
+ *   { "spillway/structuredContentCut": { originalBytes: 5000, bytes: 9 } },
  * );
  * ```
  */
@@ -176,6 +191,10 @@ export function replacementResult(
   };
   if (ack.structuredContent !== undefined) {
     result.structuredContent = ack.structuredContent as Record<string, unknown>;
+  }
+  if (ack.structuredCut !== undefined) {
+    const { originalBytes, bytes } = ack.structuredCut;
+    result._meta = { [STRUCTURED_CUT_META_KEY]: { originalBytes, bytes } };
   }
   return result;
 }
