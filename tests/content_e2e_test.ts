@@ -179,8 +179,9 @@ Deno.test("query: a cut that drops an image, audio and a link says so in its not
     assert.equal(run.code, 0, run.stderr);
     assert.equal(
       run.stderr.split("\n")[0],
+      // Its structured content ({"lines":200}) fits the threshold: it stays, whole.
       "report: sent 1.0 KB of 4.4 KB to the assistant (size_threshold); " +
-        "dropped 1 image, 1 audio clip, 1 resource link and its structured content",
+        "dropped 1 image, 1 audio clip and 1 resource link",
     );
     const [, file] = /full result: (\S+)/.exec(run.stderr) ?? [];
     assert.ok(file, run.stderr);
@@ -193,7 +194,14 @@ Deno.test("query: a cut that drops an image, audio and a link says so in its not
       "the terminal's full result names every block",
     );
     const recorded = (await responsesOf(workspace, conversationIdOf(run))).get("call_1");
-    assert.deepEqual(Object.keys(recorded ?? {}).sort(), ["content", "id", "is_error", "type"]);
+    assert.deepEqual(Object.keys(recorded ?? {}).sort(), [
+      "content",
+      "id",
+      "is_error",
+      "structured_content",
+      "type",
+    ]);
+    assert.equal((recorded?.["structured_content"] as { bytes: number }).bytes, 13);
     assert.match(String(recorded?.["content"]), /\n\.\.\. \[truncated, 4\.4 KB → 1\.0 KB\]$/);
   } finally {
     await Deno.remove(workspace, { recursive: true });

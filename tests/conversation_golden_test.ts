@@ -59,7 +59,17 @@ export function deadConversation(): StreamEvent[] {
     { type: "tool_call_request", id: "call_2", name: "fs_read_file", arguments: { path: "s.txt" } },
     { type: "tool_call_request", id: "call_3", name: "lint", arguments: {} },
     { type: "tool_call_response", id: "call_1", content: log, is_error: false },
-    { type: "tool_call_response", id: "call_2", content: small, is_error: false },
+    {
+      // Cut when recorded, with the structured content delivered with it (the cut value's).
+      type: "tool_call_response",
+      id: "call_2",
+      content: small,
+      is_error: false,
+      structured_content: {
+        bytes: 262_100,
+        digest: "sha256:5f1c0a9e3b7d24e68a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f",
+      },
+    },
     {
       type: "tool_call_response",
       id: "call_3",

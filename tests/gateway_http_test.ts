@@ -152,7 +152,7 @@ async function rawStatusLine(url: URL, host: string): Promise<string> {
   }
 }
 
-Deno.test("a tool with an output schema is listed with it; a result cut is an error result, recorded as delivered", async () => {
+Deno.test("a tool with an output schema is listed with it; a cut result keeps a cut structured value that matches it, recorded as delivered", async () => {
   await using gw = await startHttpGateway();
   const client = await gw.client();
   const { tools } = await client.listTools();
@@ -162,21 +162,36 @@ Deno.test("a tool with an output schema is listed with it; a result cut is an er
   const small = await client.callTool({ name: "structured", arguments: { bytes: 100 } });
   assert.deepEqual(small.structuredContent, { text: textOf(small), bytes: 100 });
   assert.notEqual(small.isError, true);
-  // Cut by the threshold: no structured content, so an error result (the SDK client accepts it).
+  // Cut by the threshold: the text with its marker, and the structured content cut to the
+  // same limit keeping both required members (the SDK client checked it against the schema).
   const cut = await client.callTool({ name: "structured", arguments: { bytes: 300_000 } });
   assert.ok(textOf(cut).endsWith("\n... [truncated, 292.9 KB → 256.0 KB]"), textOf(cut).slice(-60));
-  assert.equal(cut.structuredContent, undefined);
-  assert.equal(cut.isError, true);
+  assert.notEqual(cut.isError, true);
+  const value = cut.structuredContent as { text: string; bytes: number };
+  assert.equal(value.bytes, 300_000);
+  assert.ok(textOf(small).length > 0 && textOf(cut).startsWith(value.text.slice(0, 1000)));
+  const json = JSON.stringify(value);
+  assert.ok(Buffer.byteLength(json) <= 262_144 && Buffer.byteLength(json) > 250_000);
+  assert.deepEqual(gw.notices.map((n) => n.structured), [
+    { originalBytes: 303_872, capBytes: 262_144 },
+  ]);
+  // Its _meta says the structured content was cut, and how much.
+  assert.deepEqual(cut._meta, {
+    "spillway/structuredContentCut": { originalBytes: 303_872, bytes: Buffer.byteLength(json) },
+  });
+  assert.equal(small._meta, undefined);
   // Recorded as delivered; a tool without an output schema is cut as before.
   const plain = await client.callTool({ name: "big", arguments: { bytes: 300_000 } });
   assert.notEqual(plain.isError, true);
   const responses = (await gw.events()).flatMap((e) =>
-    e.type === "tool_call_response" ? [[e.content, e.is_error]] : []
+    e.type === "tool_call_response" ? [[e.content, e.is_error, e.structured_content]] : []
   );
+  const digest = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+  const smallJson = JSON.stringify(small.structuredContent);
   assert.deepEqual(responses, [
-    [textOf(small), false],
-    [textOf(cut), true],
-    [textOf(plain), false],
+    [textOf(small), false, { bytes: smallJson.length, digest: digest(smallJson) }],
+    [textOf(cut), false, { bytes: Buffer.byteLength(json), digest: digest(json) }],
+    [textOf(plain), false, undefined],
   ]);
 });
 

@@ -165,6 +165,8 @@ Deno.test("deliver keeps image blocks and structuredContent; the Host sees them 
       structuredContent: {
         bytes: 12,
         digest: "sha256:" + createHash("sha256").update('{"points":3}').digest("hex"),
+        // The value itself, for the Host's caps to cut; the stream records only size and digest.
+        value: { points: 3 },
       },
     },
   });

@@ -2,7 +2,8 @@
  * A conversation as a person reads it (`conversation show`): turns with
  * their prompts, the requests sent to the model and their sizes, the
  * assistant's words, each tool call with its arguments and the size of the
- * response recorded for it (cut ones marked), how turns ended, and each
+ * response recorded for it (cut ones marked, with the size and digest of
+ * the structured content delivered with it), how turns ended, and each
  * compaction with what it changed. Sizes only: payloads can be 100 MB, and
  * the log itself has them.
  *
@@ -46,6 +47,8 @@ export interface TranscriptResponse {
   readonly cut?: { readonly original: string; readonly cap: string };
   /** Bytes the model is sent now (after compactions). */
   readonly viewBytes: number;
+  /** The structured content delivered with it (cut or whole), by size and digest. */
+  readonly structured?: { readonly bytes: number; readonly digest: string };
   /** The compaction (1-based number) that last changed it in the view. */
   readonly compactedBy?: { readonly strategy: string; readonly number: number };
 }
@@ -160,11 +163,15 @@ export function transcriptOf(events: readonly StreamEvent[]): TranscriptItem[] {
 
 function responseOf(event: ToolCallResponseEvent, viewed: ViewedResponse): TranscriptResponse {
   const marker = recordedMarker(event.content);
+  const structured = event.structured_content;
   return {
     bytes: viewed.recordedBytes,
     isError: event.is_error,
     ...(marker === null ? {} : { cut: { original: marker[1] ?? "", cap: marker[2] ?? "" } }),
     viewBytes: viewed.viewBytes,
+    ...(structured === undefined
+      ? {}
+      : { structured: { bytes: structured.bytes, digest: structured.digest } }),
   };
 }
 

@@ -183,6 +183,10 @@ function formatCall(call: TranscriptCall): string {
   if (response.cut !== undefined) {
     facts.push(`cut when recorded (${response.cut.original} → ${response.cut.cap})`);
   }
+  if (response.structured !== undefined) {
+    const { bytes, digest } = response.structured;
+    facts.push(`structured content: ${size(bytes)} (${sanitizeForTerminal(shortDigest(digest))})`);
+  }
   if (response.compactedBy !== undefined) {
     const how = response.compactedBy.strategy === "strip-responses" ? "a stub" : "a cut";
     facts.push(
@@ -191,6 +195,11 @@ function formatCall(call: TranscriptCall): string {
     );
   }
   return out + `    ◂ ${facts.join(", ")}\n`;
+}
+
+/** `sha256:` and the first 12 hex digits: enough to tell two values apart by eye. */
+function shortDigest(digest: string): string {
+  return digest.length > 19 ? `${digest.slice(0, 19)}…` : digest;
 }
 
 /** `label: text`, later lines indented under the first, each bounded for display. */
@@ -224,6 +233,7 @@ function toJson(item: TranscriptItem): Record<string, unknown> {
           is_error: item.response.isError,
           cut: item.response.cut ?? null,
           view_bytes: item.response.viewBytes,
+          structured_content: item.response.structured ?? null,
           compacted_by: item.response.compactedBy ?? null,
         },
       };

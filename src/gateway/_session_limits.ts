@@ -12,6 +12,7 @@
 
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { PolicyFor, ToolPolicy } from "../machines/turn_dependencies.ts";
+import { type OutputSchema, outputSchemaOf } from "../review/output_schema.ts";
 import type { Tool } from "../service/sdk.ts";
 import type { ToolDefinition } from "../service/tool_source.ts";
 import { ByteSize } from "../size/byte_size.ts";
@@ -48,8 +49,8 @@ export class SessionLimits {
   readonly #listed = new Map<string, Tool[]>();
   /** Each tool's policy, by ceiling, then by tool. */
   readonly #policies = new Map<string, Map<string, ToolPolicy>>();
-  /** The tools with an output schema: their results must carry structured content. */
-  #structured: ReadonlySet<string> | undefined;
+  /** The output schemas of the tools with one: their results must carry conforming structured content. */
+  #schemas: ReadonlyMap<string, OutputSchema> | undefined;
   /** The clients already told. */
   readonly #told = new Set<string>();
 
@@ -84,8 +85,8 @@ export class SessionLimits {
 
   /**
    * A tool's policy in a session under `ceiling`: its own, with the ceiling
-   * as its threshold where that is lower, and whether the tool promised
-   * structured results.
+   * as its threshold where that is lower, and the output schema its
+   * results must conform to.
    */
   policy(ceiling: SessionCeiling | undefined, tool: string): ToolPolicy {
     const key = keyOf(ceiling);
@@ -105,18 +106,19 @@ export class SessionLimits {
       }
       policies.set(tool, policy);
     }
-    this.#structured ??= new Set(
+    this.#schemas ??= new Map(
       this.#options.definitions().flatMap((tool) =>
-        tool.outputSchema === undefined ? [] : [tool.name]
+        tool.outputSchema === undefined ? [] : [[tool.name, outputSchemaOf(tool.outputSchema)]]
       ),
     );
-    return this.#structured.has(tool) ? { ...policy, structuredResults: true } : policy;
+    const outputSchema = this.#schemas.get(tool);
+    return outputSchema === undefined ? policy : { ...policy, outputSchema };
   }
 
   /** The tool list changed: list it anew. */
   toolsChanged(): void {
     this.#listed.clear();
-    this.#structured = undefined;
+    this.#schemas = undefined;
   }
 
   /**

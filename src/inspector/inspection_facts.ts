@@ -23,7 +23,7 @@ import type { AssistantMessage } from "../provider/provider.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
 import { formatNotice, type NoticeFact } from "../review/notice.ts";
 import type { Review } from "../review/review.ts";
-import { responseBytes } from "../review/tool_call_response.ts";
+import { responseBytes, structuredBytes } from "../review/tool_call_response.ts";
 import { utf8Length } from "../size/cap_text.ts";
 
 /** A call the model asked for. */
@@ -60,6 +60,12 @@ export interface RecordedFact {
   readonly id: string;
   readonly bytes: number;
   readonly isError: boolean;
+  /**
+   * UTF-8 bytes of its structured content's compact JSON, where the batch
+   * ceiling counts it apart from the text (a text that mirrors it counts
+   * once); absent otherwise.
+   */
+  readonly structuredBytes?: number;
 }
 
 /** A notice, with the line the terminal printed for it. */
@@ -159,11 +165,12 @@ export function inspectionFacts(event: InspectionEvent): InspectionFacts | undef
     }
     case "xstate.done.actor.commit": {
       const committed = carried.output as CommitOutput;
-      const calls = committed.recorded.map(({ id, content, isError }) => ({
-        id,
-        bytes: utf8Length(content),
-        isError,
-      }));
+      const calls = committed.recorded.map((response): RecordedFact => {
+        const { id, content, isError } = response;
+        const structured = structuredBytes(response);
+        const fact = { id, bytes: utf8Length(content), isError };
+        return structured === undefined ? fact : { ...fact, structuredBytes: structured };
+      });
       return {
         kind: "committed",
         status: committed.status,
@@ -171,7 +178,7 @@ export function inspectionFacts(event: InspectionEvent): InspectionFacts | undef
         notices: committed.notices.map(noticeRecord),
         budget: {
           limit: MAX_TOOL_RESPONSE_BATCH_BYTES,
-          spent: calls.reduce((sum, call) => sum + call.bytes, 0),
+          spent: calls.reduce((sum, call) => sum + call.bytes + (call.structuredBytes ?? 0), 0),
         },
         ...(committed.error === undefined ? {} : { error: committed.error.message }),
       };

@@ -99,3 +99,40 @@ Deno.test("inspectionFacts() shows a json cut's fallback to the head in its noti
     }],
   });
 });
+
+Deno.test("inspectionFacts() shows a cut of structured content in its notice, and counts it in the budget spent", () => {
+  const notice = {
+    tool: "read_text_file",
+    callId: "c1",
+    originalBytes: 4_194_304,
+    capBytes: 262_144,
+    cause: "batch ceiling",
+    structured: { originalBytes: 4_300_000, capBytes: 262_144 },
+  };
+  // Recorded: a cut text beside its cut structured value, and a mirror (counted once).
+  const structuredContent = { bytes: 262_000, digest: "sha256:00" };
+  const recorded = [
+    { id: "c1", content: "x".repeat(262_144), isError: false, structuredContent },
+    {
+      id: "c2",
+      content: "{}",
+      isError: false,
+      structuredContent: { bytes: 2, digest: "sha256:11", mirrored: true },
+    },
+  ];
+  const facts = inspectionFacts(event({
+    type: "xstate.done.actor.commit",
+    output: { status: "committed", recorded, notices: [notice] },
+  }));
+  assert.ok(facts?.kind === "committed", JSON.stringify(facts));
+  assert.deepEqual(facts.calls, [
+    { id: "c1", bytes: 262_144, isError: false, structuredBytes: 262_000 },
+    { id: "c2", bytes: 2, isError: false },
+  ]);
+  assert.equal(facts.budget.spent, 262_144 + 262_000 + 2);
+  assert.deepEqual(facts.notices, [{
+    ...notice,
+    text: "read_text_file: sent 256.0 KB of 4.0 MB to the assistant (batch ceiling); " +
+      "structured content cut to 256.0 KB of 4.1 MB",
+  }]);
+});

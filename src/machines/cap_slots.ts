@@ -35,8 +35,13 @@ export function capSlots(records: readonly CallRecord[]): CappedSlots {
     }
     if (record.route === "answered" || policy === undefined) return record;
     const { truncation, thresholdCause: cause, thresholdClient: client } = policy;
-    const structured = policy.structuredResults;
-    const cut = capReview(review, policy.sizeThreshold, { truncation, cause, client, structured });
+    const { outputSchema } = policy;
+    const cut = capReview(review, policy.sizeThreshold, {
+      truncation,
+      cause,
+      client,
+      outputSchema,
+    });
     if (cut.notice !== undefined) notices.push(cut.notice);
     // Cut or not, the review now carries its tool's truncation for the batch ceiling.
     return cut.review === review ? record : { ...record, review: cut.review };

@@ -15,7 +15,8 @@ const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
 
 /**
  * The acknowledgement a recorded review gets: the service's own result only
- * when accepted, else exactly the recorded text.
+ * when accepted, else exactly the recorded text, with the structured content
+ * the cut kept (its value; the stream records its size and digest).
  *
  * @example
  * ```ts
@@ -33,7 +34,16 @@ const DELIVER: Acknowledgement = Object.freeze({ kind: "deliver" });
  */
 export function acknowledgementOf(review: Review): Acknowledgement {
   if (review.status === "accepted") return DELIVER;
-  return { kind: "replace", content: review.response.content, isError: review.response.isError };
+  const { content, isError, structuredContent } = review.response;
+  const value = structuredContent?.value;
+  if (value === undefined) return { kind: "replace", content, isError };
+  const original = review.uncutStructured;
+  // Kept whole (only the text was cut), the value is the tool's own: nothing to tell.
+  if (original === undefined || original.digest === structuredContent?.digest) {
+    return { kind: "replace", content, isError, structuredContent: value };
+  }
+  const structuredCut = { originalBytes: original.bytes, bytes: structuredContent?.bytes ?? 0 };
+  return { kind: "replace", content, isError, structuredContent: value, structuredCut };
 }
 
 /** The response as the stream holds it: text, typed blocks and structured content, no spill. */

@@ -9,6 +9,7 @@
 
 import type { ResultMode, RunMode } from "../config/tool_vocabulary.ts";
 import type { NoticeFact } from "../review/notice.ts";
+import type { OutputSchema } from "../review/output_schema.ts";
 import type { SizeThreshold } from "../size/size_threshold.ts";
 import type { Truncation } from "../size/truncation.ts";
 
@@ -35,12 +36,13 @@ export interface ToolPolicy {
    */
   readonly thresholdClient?: string;
   /**
-   * Whether the tool's results must carry structured content: `spillway
-   * serve` sets it for a tool it lists with an output schema. A response
-   * that is not the tool's own (cut, edited) is then recorded and delivered
-   * as an error result, since it has no `structuredContent`. Default: `false`.
+   * The output schema the tool's results must conform to: `spillway serve`
+   * sets it for a tool it lists with one. A cut then keeps a cut
+   * `structuredContent` only when the schema accepts it, and a response
+   * without one (edited, or with no valid cut) is recorded and delivered as
+   * an error result. Default: none.
    */
-  readonly structuredResults?: boolean;
+  readonly outputSchema?: OutputSchema;
   /** Recorded (as an error response) when the user cancels the call. */
   readonly cancellationResponse: string;
 }

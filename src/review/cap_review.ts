@@ -11,8 +11,9 @@ import type { SizeThreshold } from "../size/size_threshold.ts";
 import type { Truncation } from "../size/truncation.ts";
 import { cutReview } from "./cut_review.ts";
 import type { NoticeFact } from "./notice.ts";
+import type { OutputSchema } from "./output_schema.ts";
 import type { Review } from "./review.ts";
-import { responseBytes } from "./tool_call_response.ts";
+import { isOver } from "./tool_call_response.ts";
 
 /** How {@linkcode capReview} cuts. */
 export interface CapReviewOptions {
@@ -27,18 +28,22 @@ export interface CapReviewOptions {
   /** Whose client ceiling it is (see {@linkcode NoticeFact.client}); only with `client ceiling`. */
   readonly client?: string | undefined;
   /**
-   * Whether the tool's results must carry structured content (see
-   * {@linkcode Review.structured}): a replaced response becomes an error result.
+   * The tool's output schema, when its results must carry structured
+   * content conforming to it (see {@linkcode Review.outputSchema}): a cut
+   * keeps a cut structured value only when the schema accepts it, and a
+   * replaced response without one becomes an error result. Default: none.
    */
-  readonly structured?: boolean | undefined;
+  readonly outputSchema?: OutputSchema | undefined;
 }
 
 /**
  * Caps a review at its tool's `size_threshold`, keeping the end(s) its
  * `truncation` names. A review that fits, or an unlimited threshold, keeps
  * its content; a cut yields a replaced review and the facts of its notice
- * (cause `size_threshold`). Under a strategy other than the head, the
- * returned review carries it, so that the batch ceiling cuts the same way.
+ * (cause `size_threshold`). Each part of the response is held to the
+ * threshold: its text, and its structured content (compact JSON) unless the
+ * text mirrors it. Under a strategy other than the head, the returned
+ * review carries it, so that the batch ceiling cuts the same way.
  *
  * @example
  * ```ts
@@ -61,12 +66,13 @@ export function capReview(
   options: CapReviewOptions = {},
 ): { review: Review; notice?: NoticeFact } {
   const truncated = options.truncation === undefined ? review : settle(review, options.truncation);
-  const settled = options.structured === true ? structured(truncated) : truncated;
+  const { outputSchema } = options;
+  const settled = outputSchema === undefined ? truncated : structured(truncated, outputSchema);
   const limit = threshold.bytes;
   if (limit === undefined) return { review: settled };
   // Measured on what the review carries now: an earlier cut that fits stays;
-  // a recut starts from the uncut text inside cutReview.
-  if (responseBytes(review.response) <= limit.bytes) return { review: settled };
+  // a recut starts from the uncut response inside cutReview.
+  if (!isOver(review.response, limit.bytes)) return { review: settled };
   const cut = cutReview(settled, limit.bytes, options.cause ?? "size_threshold");
   const { client } = options;
   if (client === undefined || options.cause !== "client ceiling") return cut;
@@ -74,16 +80,18 @@ export function capReview(
 }
 
 /**
- * `review` of a tool whose results must carry structured content: marked so
- * that a later cut is an error result too, and an error result already when
- * it is not the tool's own response.
+ * `review` of a tool whose results must carry structured content conforming
+ * to `schema`: marked so that its cuts are checked against it, and an error
+ * result already when it is a replaced response without structured content
+ * (a person's edit).
  */
-function structured(review: Review): Review {
+function structured(review: Review, schema: OutputSchema): Review {
   const { response } = review;
-  const isError = response.isError || review.status === "replaced";
+  const isError = response.isError ||
+    (review.status === "replaced" && response.structuredContent === undefined);
   return {
     ...review,
-    structured: true,
+    outputSchema: schema,
     ...(isError === response.isError ? {} : { response: { ...response, isError } }),
   };
 }

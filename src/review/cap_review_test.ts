@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { SizeThreshold } from "../size/size_threshold.ts";
 import { capReview } from "./cap_review.ts";
+import { outputSchemaOf } from "./output_schema.ts";
 import { formatNotice } from "./notice.ts";
 import { acceptedReview, replacedReview } from "./review.ts";
 import { spendBatchBudget } from "./spend_batch_budget.ts";
@@ -56,7 +57,9 @@ Deno.test("capReview() drops the blocks and structured content of a cut result, 
   );
 });
 
-Deno.test("capReview() of a tool promising structured results: its cuts and replacements are error results", () => {
+Deno.test("capReview() of a tool promising structured results: cuts without its structured value and replacements are error results", () => {
+  // The value is not at hand (a response read back from the stream): no cut of it can be kept.
+  const schema = outputSchemaOf({ type: "object" });
   const offered = acceptedReview("query", {
     id: "c1",
     content: "r".repeat(5000),
@@ -65,7 +68,7 @@ Deno.test("capReview() of a tool promising structured results: its cuts and repl
   });
   // Cut by the threshold: no structured content left, so an error result.
   const { review: cut, notice } = capReview(offered, SizeThreshold.parse("1KB"), {
-    structured: true,
+    outputSchema: schema,
   });
   assert.equal(cut.status, "replaced");
   assert.equal(cut.response.isError, true);
@@ -73,15 +76,17 @@ Deno.test("capReview() of a tool promising structured results: its cuts and repl
   assert.ok(cut.response.content.endsWith("\n... [truncated, 4.8 KB → 1.0 KB]"));
   assert.equal(notice?.cause, "size_threshold");
   // Whole: the tool's own response, structured content and all, not an error.
-  const { review: whole } = capReview(offered, SizeThreshold.parse("8KB"), { structured: true });
-  assert.deepEqual(whole, { ...offered, structured: true });
+  const { review: whole } = capReview(offered, SizeThreshold.parse("8KB"), {
+    outputSchema: schema,
+  });
+  assert.deepEqual(whole, { ...offered, outputSchema: schema });
   // The batch ceiling cuts it later: an error result too.
   const [ceilingCut] = spendBatchBudget([whole], 1024).reviews;
   assert.equal(ceilingCut?.response.isError, true);
-  assert.equal(ceilingCut?.structured, true);
+  assert.equal(ceilingCut?.outputSchema, schema);
   // Replaced before the cap (a person edited it): fits, and is still an error result.
   const edited = replacedReview("query", { id: "c1", content: "edited", isError: false });
-  const { review: kept } = capReview(edited, SizeThreshold.parse("8KB"), { structured: true });
+  const { review: kept } = capReview(edited, SizeThreshold.parse("8KB"), { outputSchema: schema });
   assert.deepEqual(kept.response, { id: "c1", content: "edited", isError: true });
   // Without the promise, nothing changes.
   assert.equal(capReview(offered, SizeThreshold.parse("1KB")).review.response.isError, false);

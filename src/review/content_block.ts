@@ -81,13 +81,29 @@ export const NON_TEXT_KINDS: readonly NonTextKind[] = [
 
 /**
  * The `structuredContent` of a result, identified like a payload: the size
- * and digest of its JSON text (`JSON.stringify` of the object as received).
+ * and digest of its compact JSON text (`JSON.stringify` of the object as
+ * received). In memory, a response also carries the value itself, which the
+ * caps cut; the stream records only its size and digest.
  */
 export interface StructuredContentInfo {
-  /** UTF-8 bytes of its JSON text. */
+  /** UTF-8 bytes of its compact JSON text. */
   readonly bytes: number;
   /** `sha256:` and the hex SHA-256 of that JSON text. */
   readonly digest: string;
+  /**
+   * The value, in memory only (never recorded): the tool's own on a result
+   * as it arrived (the object the service received, not a copy), the cut
+   * one on a cut result. Absent on a response read back from the stream:
+   * such a value cannot be cut, and a cut drops it.
+   */
+  readonly value?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the response's text is this value's serialization (MCP asks
+   * tools that return structured content to send it as a text block too):
+   * the caps then measure the two once, and a cut keeps them one. In
+   * memory only.
+   */
+  readonly mirrored?: true;
 }
 
 /**

@@ -40,6 +40,12 @@ export interface NoticeFact {
    * cut as `head` instead: why.
    */
   readonly fallback?: JsonFallback;
+  /**
+   * Present when the cut also cut the result's structured content (apart
+   * from its text, which it does not mirror) and kept it: its sizes, as
+   * `originalBytes` and `capBytes` are the text's.
+   */
+  readonly structured?: { readonly originalBytes: number; readonly capBytes: number };
   /** The non-text content the cut dropped (a cut result is its text alone), if it had any. */
   readonly dropped?: DroppedContent;
 }
@@ -50,8 +56,9 @@ export interface NoticeFact {
  * client {principal}` after "assistant" when the fact names one, the cause
  * followed by `: {client}` when it is a client's own ceiling, the line by
  * `; {why}` when a json cut fell back to the head (`not one JSON value: cut
- * as head`), then by `; dropped {what}` when the cut also dropped non-text
- * content.
+ * as head`), by `; structured content cut to {cap} of {original}` when it
+ * also cut the result's structured content, then by `; dropped {what}` when
+ * the cut also dropped non-text content.
  *
  * @example
  * ```ts
@@ -105,15 +112,32 @@ export interface NoticeFact {
  *   }),
  *   "logs: sent 256.0 KB of 3.1 MB to the assistant of client alice (size_threshold)",
  * );
+ * assert.equal(
+ *   formatNotice({
+ *     tool: "read_text_file",
+ *     callId: "c4",
+ *     originalBytes: 4_194_304,
+ *     capBytes: 262144,
+ *     cause: "size_threshold",
+ *     structured: { originalBytes: 4_194_318, capBytes: 262144 },
+ *   }),
+ *   "read_text_file: sent 256.0 KB of 4.0 MB to the assistant (size_threshold); " +
+ *     "structured content cut to 256.0 KB of 4.0 MB",
+ * );
  * ```
  */
 export function formatNotice(fact: NoticeFact): string {
   const cap = ByteSize.fromBytes(fact.capBytes).human();
   const original = ByteSize.fromBytes(fact.originalBytes).human();
   const fallback = fact.fallback === undefined ? "" : `; ${describeJsonFallback(fact.fallback)}`;
+  const structured = fact.structured === undefined
+    ? ""
+    : `; structured content cut to ${ByteSize.fromBytes(fact.structured.capBytes).human()} of ${
+      ByteSize.fromBytes(fact.structured.originalBytes).human()
+    }`;
   const dropped = fact.dropped === undefined ? "" : `; dropped ${describeDropped(fact.dropped)}`;
   const cause = fact.client === undefined ? fact.cause : `${fact.cause}: ${fact.client}`;
   const whose = fact.principal === undefined ? "" : ` of client ${fact.principal}`;
   return `${fact.tool}: sent ${cap} of ${original} to the assistant${whose} (${cause})` +
-    `${fallback}${dropped}`;
+    `${fallback}${structured}${dropped}`;
 }

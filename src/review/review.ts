@@ -10,8 +10,10 @@
 
 import type { TextWindow } from "../size/text_window.ts";
 import type { Truncation } from "../size/truncation.ts";
+import type { StructuredContentInfo } from "./content_block.ts";
 import type { DroppedContent } from "./dropped_content.ts";
 import type { SpilledOutput } from "./full_output_reference.ts";
+import type { OutputSchema } from "./output_schema.ts";
 import type { ToolCallResponse } from "./tool_call_response.ts";
 
 /** `accepted`: the offered content as is. `replaced`: the Host changed it. */
@@ -31,6 +33,18 @@ export interface Review {
    */
   readonly uncut?: string | TextWindow;
   /**
+   * Present once a cap has cut a response that carried structured content:
+   * that content before any cut (its value in memory), which later cuts
+   * start from too.
+   */
+  readonly uncutStructured?: StructuredContentInfo;
+  /**
+   * Present once a cap has cut the response: its error flag before any cut
+   * (a cut whose structured content is dropped becomes an error result;
+   * a later cut decides again).
+   */
+  readonly uncutIsError?: boolean;
+  /**
    * How a cap cuts this response: its tool's `truncation`, set at the phase
    * end so that the batch ceiling cuts with it too. The head when absent
    * (responses the Host wrote itself before any tool ran).
@@ -48,12 +62,13 @@ export interface Review {
   readonly spilled?: SpilledOutput;
   /**
    * Set at the phase end for a tool whose results must carry structured
-   * content (`spillway serve` lists its output schema, and MCP requires a
-   * result that is not an error to carry `structuredContent` conforming to
-   * it). A response that is not the tool's own (cut, edited, written by the
-   * Host) has none, so it is recorded and delivered as an error result.
+   * content conforming to this schema (`spillway serve` lists the tool's
+   * output schema, and MCP requires a result that is not an error to carry
+   * `structuredContent` that conforms to it). A cut keeps a cut structured
+   * value only when the schema accepts it; a response without one (edited,
+   * or cut with no valid cut) is recorded and delivered as an error result.
    */
-  readonly structured?: true;
+  readonly outputSchema?: OutputSchema;
 }
 
 /** The offered response, unchanged. */

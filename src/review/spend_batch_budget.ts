@@ -3,7 +3,10 @@
  * Σ min(size_i, L) fits the budget; every response larger than L is cut to
  * at most L bytes (marker included) and the rest stay whole, so one
  * oversized response never starves its siblings. Each cut keeps the end(s)
- * its own tool's truncation strategy names.
+ * its own tool's truncation strategy names. The sizes are those of the
+ * responses' parts: each text, and each structured content (its compact
+ * JSON) that its text does not mirror, so a caller that receives both gets
+ * no more than the budget, and a mirror is counted once.
  *
  * @module
  */
@@ -12,7 +15,7 @@ import { cutReview } from "./cut_review.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "./max_tool_response_batch_bytes.ts";
 import type { NoticeFact } from "./notice.ts";
 import type { Review } from "./review.ts";
-import { responseBytes } from "./tool_call_response.ts";
+import { isOver, responseBytes, structuredBytes } from "./tool_call_response.ts";
 
 /**
  * The highest level L with Σ min(size_i, L) ≤ budget, or `Infinity` when
@@ -64,12 +67,17 @@ export function spendBatchBudget(
   if (!Number.isSafeInteger(budget) || budget < 0) {
     throw new RangeError(`budget must be a non-negative whole number, got \`${budget}\``);
   }
-  const sizes = reviews.map((review) => responseBytes(review.response));
+  const sizes: number[] = [];
+  for (const { response } of reviews) {
+    sizes.push(responseBytes(response));
+    const structured = structuredBytes(response);
+    if (structured !== undefined) sizes.push(structured);
+  }
   const level = waterLevel(sizes, budget);
   if (level === Infinity) return { reviews: [...reviews], notices: [] };
   const notices: NoticeFact[] = [];
-  const spent = reviews.map((review, i) => {
-    if ((sizes[i] as number) <= level) return review;
+  const spent = reviews.map((review) => {
+    if (!isOver(review.response, level)) return review;
     const cut = cutReview(review, level, "batch ceiling");
     notices.push(cut.notice);
     return cut.review;

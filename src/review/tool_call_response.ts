@@ -91,6 +91,40 @@ export function responseBytes(response: ToolCallResponse): number {
   return response.window?.bytes ?? utf8Length(response.content);
 }
 
+/**
+ * The UTF-8 bytes of a response's structured content (its compact JSON)
+ * where the caps measure it apart from the text: `undefined` when it has
+ * none, or when its text mirrors it (the two are then measured once, as the
+ * text). A caller that receives structured content receives it on top of
+ * the text, so both caps bound it too, each part to the same limit.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { structuredBytes } from "./tool_call_response.ts";
+ * const structuredContent = { bytes: 12, digest: "sha256:00" };
+ * assert.equal(structuredBytes({ id: "c", content: "t", isError: false, structuredContent }), 12);
+ * assert.equal(
+ *   structuredBytes({
+ *     id: "c",
+ *     content: "t",
+ *     isError: false,
+ *     structuredContent: { ...structuredContent, mirrored: true },
+ *   }),
+ *   undefined,
+ * );
+ * ```
+ */
+export function structuredBytes(response: ToolCallResponse): number | undefined {
+  const structured = response.structuredContent;
+  return structured === undefined || structured.mirrored === true ? undefined : structured.bytes;
+}
+
+/** Whether some part of `response` (its text, its structured content) is over `limit` bytes. */
+export function isOver(response: ToolCallResponse, limit: number): boolean {
+  return responseBytes(response) > limit || (structuredBytes(response) ?? 0) > limit;
+}
+
 /** A response's whole text, or the window standing for it: what a cut starts from. */
 export function responseText(response: ToolCallResponse): string | TextWindow {
   const { window } = response;

@@ -22,6 +22,7 @@ import type {
   ExecutionOutcome,
 } from "./executor.ts";
 import { type CallToolResult, CallToolResultSchema, type Client } from "./sdk.ts";
+import { replacementResult } from "./source_call.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 
 /**
@@ -198,7 +199,7 @@ function expectedFor(
   ack: Acknowledgement,
   parked: ExecutionOutcome,
 ): ToolCallResponse {
-  if (ack.kind === "replace") return { id: callId, content: ack.content, isError: ack.isError };
+  if (ack.kind === "replace") return toToolCallResponse(callId, replacementResult(ack));
   if (ack.kind === "fail") return { id: callId, content: ack.message, isError: true };
   if (parked.kind === "executed") return parked.response;
   return { id: callId, content: parked.reason, isError: true };

@@ -32,11 +32,25 @@ export type ExecutionOutcome =
 /**
  * The Host's reply to a parked call. `deliver` hands the service's own result
  * over; `replace` delivers the given content instead (exactly when the
- * review was replaced); `fail` delivers an error (the result was not recorded).
+ * review was replaced): the text as one block, and the structured content
+ * the Host's cut kept, when it kept one; `fail` delivers an error (the
+ * result was not recorded).
  */
 export type Acknowledgement =
   | { readonly kind: "deliver" }
-  | { readonly kind: "replace"; readonly content: string; readonly isError: boolean }
+  | {
+    readonly kind: "replace";
+    readonly content: string;
+    readonly isError: boolean;
+    /** The structured content to deliver with the text (a cut of the tool's own). Default: none. */
+    readonly structuredContent?: Readonly<Record<string, unknown>>;
+    /**
+     * Present when `structuredContent` is a cut of the tool's own: the UTF-8
+     * bytes of the compact JSON before and after the cut, which the result's
+     * `_meta` tells the caller. Default: none.
+     */
+    readonly structuredCut?: { readonly originalBytes: number; readonly bytes: number };
+  }
   | { readonly kind: "fail"; readonly message: string };
 
 /**

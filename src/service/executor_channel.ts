@@ -77,9 +77,13 @@ function isAcknowledgement(value: unknown): value is Acknowledgement {
   switch (value.kind) {
     case "deliver":
       return true;
-    case "replace":
+    case "replace": {
+      const structured = "structuredContent" in value ? value.structuredContent : undefined;
       return "content" in value && typeof value.content === "string" && "isError" in value &&
-        typeof value.isError === "boolean";
+        typeof value.isError === "boolean" &&
+        (structured === undefined ||
+          (typeof structured === "object" && structured !== null && !Array.isArray(structured)));
+    }
     case "fail":
       return "message" in value && typeof value.message === "string";
     default:

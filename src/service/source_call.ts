@@ -113,8 +113,8 @@ export async function runSourceCall(
       payloads = payloadsOf(result);
     }
     let response = payloads === undefined
-      ? toToolCallResponse(callId, result)
-      : toToolCallResponse(callId, result, { payloads });
+      ? toToolCallResponse(callId, result, { parked: true })
+      : toToolCallResponse(callId, result, { payloads, parked: true });
     if (window !== undefined) response = { ...response, window };
     if (spilled !== undefined) response = { ...response, spilled };
     const outcome = { kind: "executed", response } as const;
@@ -132,8 +132,9 @@ export async function runSourceCall(
 /**
  * What the caller receives for `ack`: `deliver` → the tool's own result
  * (non-text content included), or for a call that did not execute an error
- * with its reason; `replace` → exactly `ack.content` as one text block;
- * `fail` → an error with `ack.message`.
+ * with its reason; `replace` → exactly `ack.content` as one text block,
+ * with `ack.structuredContent` when the Host kept one
+ * ({@linkcode replacementResult}); `fail` → an error with `ack.message`.
  */
 export function deliveryFor(end: SourceCallEnd, ack: Acknowledgement): CallToolResult {
   switch (ack.kind) {
@@ -146,8 +147,54 @@ export function deliveryFor(end: SourceCallEnd, ack: Acknowledgement): CallToolR
       if (end.result !== undefined) return end.result;
       return errorResult(end.outcome.kind === "executed" ? "" : end.outcome.reason);
     case "replace":
-      return { content: [{ type: "text", text: ack.content }], isError: ack.isError };
+      return replacementResult(ack);
     case "fail":
       return errorResult(ack.message);
   }
+}
+
+/**
+ * The `_meta` key of a delivered result whose `structuredContent` is a cut
+ * of the tool's own: `{ originalBytes, bytes }`, the UTF-8 bytes of its
+ * compact JSON before and after the cut (the text's marker names the
+ * text's sizes).
+ */
+export const STRUCTURED_CUT_META_KEY = "spillway/structuredContentCut";
+
+/**
+ * The result a `replace` acknowledgement delivers: its text as one block,
+ * its error flag, and its structured content when it has one (with
+ * `_meta[STRUCTURED_CUT_META_KEY]` when that is a cut).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { replacementResult } from "./source_call.ts";
+ * assert.deepEqual(
+ *   replacementResult({ kind: "replace", content: "cut", isError: false, structuredContent: { n: 1 } }),
+ *   { content: [{ type: "text", text: "cut" }], isError: false, structuredContent: { n: 1 } },
+ * );
+ * const structuredCut = { originalBytes: 5000, bytes: 9 };
+ * assert.deepEqual(
+ *   replacementResult({ kind: "replace", content: "c", isError: false, structuredContent: {}, structuredCut })
+ *     ._meta,
+ *   { "spillway/structuredContentCut": { originalBytes: 5000, bytes: 9 } },
+ * );
+ * ```
+ */
+export function replacementResult(
+  ack: Extract<Acknowledgement, { kind: "replace" }>,
+): CallToolResult {
+  const result: CallToolResult = {
+    content: [{ type: "text", text: ack.content }],
+    isError: ack.isError,
+  };
+  if (ack.structuredContent !== undefined) {
+    result.structuredContent = ack.structuredContent as Record<string, unknown>;
+  }
+  if (ack.structuredCut !== undefined) {
+    const { originalBytes, bytes } = ack.structuredCut;
+    result._meta = { [STRUCTURED_CUT_META_KEY]: { originalBytes, bytes } };
+  }
+  return result;
 }

@@ -12,9 +12,9 @@
 
 import { blocksText } from "../review/blocks_text.ts";
 import type { ContentBlock, StructuredContentInfo } from "../review/content_block.ts";
+import { structuredContentInfo } from "../review/structured_content.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { utf8Length } from "../size/cap_text.ts";
-import { blockPayload, type McpBlock, type Payload, sha256Ref } from "./payload_bytes.ts";
+import { blockPayload, type McpBlock, type Payload } from "./payload_bytes.ts";
 import type { ToolResult } from "./tool_source.ts";
 
 /** Options of {@linkcode toToolCallResponse}. */
@@ -26,6 +26,14 @@ export interface ToToolCallResponseOptions {
    * again. Default: each payload is decoded and hashed here.
    */
   readonly payloads?: readonly (Payload | undefined)[];
+  /**
+   * Whether this is the response a call parks with, which the caps may cut:
+   * its `structuredContent` then also carries the value itself (the
+   * result's own object, not a copy) and whether the text mirrors it.
+   * Default `false`: a result a caller received, compared with what was
+   * recorded, needs only the size and digest.
+   */
+  readonly parked?: boolean;
 }
 
 /**
@@ -34,7 +42,10 @@ export interface ToToolCallResponseOptions {
  * block makes the response carry all of them, typed, in order. A result with
  * no blocks but `structuredContent` has its JSON text as content. `result` must
  * be valid MCP: the service checks every result before it parks, and SDK
- * clients check what they receive.
+ * clients check what they receive. A parked response's structured content
+ * is `mirrored` when the text is its serialization: no block but it (its
+ * JSON is the text), or one text block whose JSON value is the same value
+ * (compact or indented, as `JSON.stringify` writes it).
  *
  * @example
  * ```ts
@@ -60,12 +71,19 @@ export function toToolCallResponse(
   const isError = result.isError === true;
   const { structuredContent } = result;
   const json = structuredContent === undefined ? undefined : JSON.stringify(structuredContent);
-  const structured = json === undefined ? undefined : identify(json);
+  const parked = options.parked === true;
   const content = result.content as readonly McpBlock[];
-  if (content.length === 0 && json !== undefined && structured !== undefined) {
+  if (content.length === 0 && json !== undefined && structuredContent !== undefined) {
     // Structured content alone: its JSON is the text (as MCP asks tools to send it), never "".
+    const structured = identify(json, parked ? structuredContent : undefined, true);
     return { id, content: json, isError, structuredContent: structured };
   }
+  const only = content.length === 1 ? content[0] : undefined;
+  const mirrored = parked && json !== undefined && only?.type === "text" &&
+    isSerialization(only.text, json);
+  const structured = json === undefined
+    ? undefined
+    : identify(json, parked ? structuredContent : undefined, mirrored);
   let texts: string[] | undefined = [];
   for (const block of content) {
     if (block.type !== "text") {
@@ -128,7 +146,26 @@ function typedBlock(block: McpBlock, payload: Payload | undefined): ContentBlock
   }
 }
 
-/** The size and digest of a `structuredContent`'s JSON text. */
-function identify(json: string): StructuredContentInfo {
-  return { bytes: utf8Length(json), digest: sha256Ref(json) };
+/** The size and digest of a `structuredContent`'s JSON text, and on a parked response the value. */
+function identify(
+  json: string,
+  value: Readonly<Record<string, unknown>> | undefined,
+  mirrored: boolean,
+): StructuredContentInfo {
+  return structuredContentInfo(json, { value, mirrored });
+}
+
+/**
+ * Whether `text` is the JSON text of the value whose compact JSON is
+ * `json`: that text itself, or (indented) one that parses to the same. Only
+ * a text that starts like an object and is not shorter is parsed.
+ */
+function isSerialization(text: string, json: string): boolean {
+  if (text === json) return true;
+  if (text.length < json.length || !/^\s*\{/.test(text.slice(0, 64))) return false;
+  try {
+    return JSON.stringify(JSON.parse(text)) === json;
+  } catch {
+    return false;
+  }
 }

@@ -85,8 +85,12 @@ export function cutJsonValue(
     }
   }
   const text = whole ? input : input.head;
+  // No point beyond the budget's bytes can be kept: the walks stop there, so
+  // that a window (whose head may reach further) and the whole text find the
+  // same points.
+  const reach = longestHead(text, budget).text.length;
   // What lies beyond what the cut can keep: the scanner says, marked where that ends.
-  const scan = whole ? JsonScanner.scan(text, longestHead(text, budget).text.length) : input.json;
+  const scan = whole ? JsonScanner.scan(text, reach) : input.json;
   if (scan?.value === undefined) return { kind: "fallback", fallback: "not_json" };
   if (options.containersOnly === true && scan.value !== "object" && scan.value !== "array") {
     return { kind: "fallback", fallback: "not_container" };
@@ -94,10 +98,11 @@ export function cutJsonValue(
   if (!whole && scan.markAt !== text.length) {
     throw new RangeError(`a window's scan is marked at ${scan.markAt}, its head is ${text.length}`);
   }
-  const end = whole ? text.length : scan.markAt;
+  const end = Math.min(reach, whole ? text.length : scan.markAt);
+  const atEnd = whole && end === text.length;
   const notes = options.notes ?? true;
   const costs = closeCosts(notes, originalBytes);
-  let point = jsonCutPoint(text, end, budget, costs, whole);
+  let point = jsonCutPoint(text, end, budget, costs, atEnd);
   if (point === undefined) return { kind: "fallback", fallback: "no_room" };
   let closing = closingText(text, point, scan, notes);
   // The walk charged every open thing the most it could add; what it did
@@ -106,7 +111,7 @@ export function cutJsonValue(
   for (let round = 0; round < REFINEMENTS; round++) {
     const over = point.closing - utf8(closing);
     if (over <= 0) break;
-    const later = jsonCutPoint(text, end, budget + over, costs, whole);
+    const later = jsonCutPoint(text, end, budget + over, costs, atEnd);
     if (later === undefined || later.at <= point.at || later.bytes > budget) break;
     const laterClosing = closingText(text, later, scan, notes);
     if (later.bytes + utf8(laterClosing) > budget) break;

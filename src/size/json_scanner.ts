@@ -17,6 +17,16 @@
  */
 
 import { Buffer } from "node:buffer";
+import {
+  isWholeNumber,
+  kindOf,
+  N_INT,
+  N_MINUS,
+  N_STOP,
+  N_ZERO,
+  nextNumberState,
+  stringRunEnd,
+} from "./_json_tokens.ts";
 import type { JsonScan, JsonValueKind } from "./json_scan.ts";
 
 /**
@@ -40,28 +50,9 @@ const NUMBER = 10;
 const LITERAL = 11;
 const ERROR = 12;
 
-// Where a number is: what may follow.
-const N_MINUS = 0; // after `-`: a digit
-const N_ZERO = 1; // a leading 0: `.`, `e` or the end
-const N_INT = 2; // integer digits
-const N_DOT = 3; // after `.`: a digit
-const N_FRAC = 4; // fraction digits
-const N_EXP = 5; // after `e`: a sign or a digit
-const N_EXP_SIGN = 6; // after the exponent's sign: a digit
-const N_EXP_DIGITS = 7;
-
 const ARRAY = 0;
 const OBJECT = 1;
 const KINDS = ["array", "object"] as const;
-/** A string run longer than this is matched natively rather than walked. */
-const SHORT_RUN = 32;
-/**
- * Runs of plain characters and whole escapes, at most 256 at a time: the
- * bound keeps the regular expression's backtracking stack small on a
- * string of any length. (JSON forbids raw control characters in strings.)
- */
-// deno-lint-ignore no-control-regex
-const STRING_BODY = /(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}){0,256}/y;
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
@@ -261,25 +252,9 @@ export class JsonScanner {
           continue;
         }
         case STRING: {
-          // A short run is walked here; a longer one, or one with escapes, is
-          // matched natively, a bounded number of runs and escapes at a time.
-          let c = 0;
-          const stop = i + SHORT_RUN < n ? i + SHORT_RUN : n;
-          while (i < stop) {
-            c = text.charCodeAt(i);
-            if (c === 34 || c === 92 || c < 32) break;
-            i++;
-          }
-          if (i === stop || c === 92) {
-            for (;;) {
-              STRING_BODY.lastIndex = i;
-              STRING_BODY.test(text);
-              if (STRING_BODY.lastIndex === i) break;
-              i = STRING_BODY.lastIndex;
-            }
-            if (i === n) break loop;
-            c = text.charCodeAt(i);
-          }
+          i = stringRunEnd(text, i, n);
+          if (i === n) break loop;
+          const c = text.charCodeAt(i);
           if (c === 34) {
             const string = this.#markedString;
             if (string !== undefined && !string.closed && !this.#inKey) {
@@ -327,17 +302,9 @@ export class JsonScanner {
         case NUMBER: {
           let number = this.#number;
           for (; i < n; i++) {
-            const c = text.charCodeAt(i);
-            const digit = c >= 48 && c <= 57;
-            if (digit) {
-              if (number === N_ZERO) break;
-              if (number === N_MINUS) number = c === 48 ? N_ZERO : N_INT;
-              else if (number === N_DOT) number = N_FRAC;
-              else if (number === N_EXP || number === N_EXP_SIGN) number = N_EXP_DIGITS;
-            } else if (c === 46 && (number === N_ZERO || number === N_INT)) number = N_DOT;
-            else if ((c === 101 || c === 69) && isWholeNumber(number)) number = N_EXP;
-            else if ((c === 43 || c === 45) && number === N_EXP) number = N_EXP_SIGN;
-            else break;
+            const next = nextNumberState(number, text.charCodeAt(i));
+            if (next === N_STOP) break;
+            number = next;
           }
           this.#number = number;
           if (i === n) break loop;
@@ -419,18 +386,4 @@ export class JsonScanner {
     }
     return level === 0 ? END : AFTER;
   }
-}
-
-function kindOf(c: number): JsonValueKind | undefined {
-  if (c === 123) return "object";
-  if (c === 91) return "array";
-  if (c === 34) return "string";
-  if (c === 116 || c === 102) return "boolean";
-  if (c === 110) return "null";
-  return c === 45 || (c >= 48 && c <= 57) ? "number" : undefined;
-}
-
-/** Whether a number may end where it is. */
-function isWholeNumber(number: number): boolean {
-  return number === N_ZERO || number === N_INT || number === N_FRAC || number === N_EXP_DIGITS;
 }

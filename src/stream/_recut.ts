@@ -5,12 +5,19 @@
  * full-output reference line); cutting it again must not add a second
  * marker, must keep the same end(s) and the reference, and the one marker
  * must keep naming the size the tool returned, which only the old marker
- * still knows.
+ * still knows. A json cut (`truncation = "json"` or `"auto"`: the kept part
+ * before an end marker is one JSON value) is cut again as JSON, so that it
+ * stays JSON; the recut writes no notes of its own, since the counts it
+ * could give would be of the recorded cut, not of what the tool returned
+ * (the first cut's notes stay wherever the recut keeps their container
+ * whole; the marker names the sizes).
  *
  * @module
  */
 
-import { capText, utf8Length } from "../size/cap_text.ts";
+import { capText, truncationMarker, utf8Length } from "../size/cap_text.ts";
+import { cutJsonValue } from "../size/cut_json_value.ts";
+import { JsonScanner } from "../size/json_scanner.ts";
 import type { TextTruncationStrategy as TruncationStrategy } from "../size/truncation.ts";
 
 const MARKER = String.raw`\.\.\. \[truncated, (\d+)(?:\.(\d))? (B|KB|MB|GB) → [^\]\n]*\]`;
@@ -49,12 +56,40 @@ export function recut(text: string, capBytes: number): string {
     Math.max(1, Math.round(100 * headBytes / (headBytes + tailBytes || 1))),
   );
   // The old marker's size is rounded down; never below what is recorded now.
-  const window = { head: cut.head, tail: cut.tail, bytes: Math.max(cut.original, bytes + 1) };
+  const original = Math.max(cut.original, bytes + 1);
+  if (cut.strategy === "head") {
+    const json = recutJson(cut.head, original, capBytes, cut.reference);
+    if (json !== undefined) return json;
+  }
+  const window = { head: cut.head, tail: cut.tail, bytes: original };
   return capText(window, capBytes, {
     strategy: cut.strategy,
     headPercent,
     reference: cut.reference,
   }).text;
+}
+
+/**
+ * `head` cut again as JSON with the marker (naming `original`) and the
+ * reference line after it, when `head` is a json cut's kept value (an
+ * object, an array or a string: a head cut of other text seldom is one)
+ * and a JSON cut of it fits; else `undefined`, and it is cut as a head.
+ */
+function recutJson(
+  head: string,
+  original: number,
+  capBytes: number,
+  reference: string | undefined,
+): string | undefined {
+  const first = /\S/.exec(head.slice(0, 64))?.[0];
+  if (first !== "{" && first !== "[" && first !== '"') return undefined;
+  if (JsonScanner.scan(head, head.length).value === undefined) return undefined;
+  const markerPart = "\n" + truncationMarker(original, capBytes) +
+    (reference === undefined ? "" : "\n" + reference);
+  const room = capBytes - utf8Length(markerPart);
+  if (room <= 0) return undefined;
+  const value = cutJsonValue(head, room, { notes: false });
+  return value.kind === "cut" ? value.text + markerPart : undefined;
 }
 
 function recordedCut(text: string): RecordedCut | undefined {

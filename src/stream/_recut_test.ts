@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { capJson } from "../size/cap_json.ts";
 import { capText, utf8Length } from "../size/cap_text.ts";
+import { jsonTextOfAbout } from "../testing/arbitrary_json.ts";
 import { withTestSeed } from "../testing/seed.ts";
 import { recut } from "./_recut.ts";
 
@@ -82,4 +84,73 @@ Deno.test("recut() of a head_tail cut keeps both ends, one marker, and the refer
   assert.ok(original.endsWith(tail!) && tail!.endsWith("row\n## Summary"));
   assert.ok(Math.abs(utf8Length(head!) - utf8Length(tail!)) <= 4);
   assert.equal(recut(again, 4096), again);
+});
+
+Deno.test("recut() of a json cut keeps it JSON: one marker, the original size, within the cap (property)", () =>
+  withTestSeed((seed) => {
+    const reached = { json: 0, head: 0, fits: 0 };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 3_000, max: 200_000 }).chain(jsonTextOfAbout),
+        fc.integer({ min: 50, max: 900 }),
+        fc.integer({ min: 5, max: 1100 }),
+        fc.constantFrom<"json" | "auto">("json", "auto"),
+        (generated, firstPermille, secondPermille, strategy) => {
+          const { text } = generated;
+          const firstCap = Math.max(64, Math.floor(utf8Length(text) * firstPermille / 1000));
+          const recorded = capJson(text, firstCap, { strategy });
+          const secondCap = Math.max(0, Math.floor(recorded.bytes * secondPermille / 1000));
+          const again = recut(recorded.text, secondCap);
+          if (recorded.bytes <= secondCap) {
+            reached.fits++;
+            assert.equal(again, recorded.text);
+            return;
+          }
+          assert.ok(utf8Length(again) <= secondCap, `${utf8Length(again)} > ${secondCap}`);
+          assert.equal(recut(again, secondCap), again); // idempotent
+          if (!recorded.truncated || recorded.fallback !== undefined) return;
+          const at = again.lastIndexOf("\n... [truncated, ");
+          if (at < 0 || secondCap < 64) return; // no room for the whole marker
+          assert.equal(again.match(MARKERS)?.length, 1, again.slice(-80));
+          const named = /truncated, ([^→]+) →/.exec(recorded.text.slice(-80))?.[1];
+          assert.ok(again.slice(at).startsWith(`\n... [truncated, ${named} → `), again.slice(at));
+          try {
+            JSON.parse(again.slice(0, at));
+            reached.json++;
+          } catch {
+            // Too small a cap for any JSON value of it: cut as head, a prefix.
+            reached.head++;
+            assert.ok(secondCap < 200, `a json cut recut as head under ${secondCap} bytes`);
+            assert.ok(recorded.text.startsWith(again.slice(0, at)));
+          }
+        },
+      ),
+      { seed, numRuns: 150 },
+    );
+    console.log(`recut of json cuts: ${JSON.stringify(reached)}`);
+    assert.ok(reached.json >= 60, JSON.stringify(reached));
+  }));
+
+Deno.test("recut() of a json cut: valid JSON, no notes of its own, the marker naming the tool's size; golden", () => {
+  const value = {
+    meta: { tags: Array.from({ length: 50 }, (_, i) => `tag-${i}`) },
+    items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `item ${i}` })),
+  };
+  const recorded = capJson(JSON.stringify(value), 8192).text;
+  assert.ok(
+    recorded.endsWith(',"… 1,729 more items"]}\n... [truncated, 58.8 KB → 8.0 KB]'),
+    recorded.slice(-80),
+  );
+  // The items the first cut kept, cut again; its note (counting the tool's items) is dropped.
+  const items = [...value.items.slice(0, 7), { id: 7, name: "it" }];
+  assert.equal(
+    recut(recorded, 700),
+    JSON.stringify({ meta: value.meta, items }) + "\n... [truncated, 58.8 KB → 700 B]",
+  );
+  assert.equal(
+    recut(recorded, 256),
+    '{"meta":{"tags":["tag-0","tag-1","tag-2","tag-3","tag-4","tag-5","tag-6","tag-7","tag-8",' +
+      '"tag-9","tag-10","tag-11","tag-12","tag-13","tag-14","tag-15","tag-16","tag-17","tag-18",' +
+      '"tag-19","tag-20","tag-21","tag-22","ta"]}}\n... [truncated, 58.8 KB → 256 B]',
+  );
 });

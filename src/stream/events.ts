@@ -92,7 +92,12 @@ export interface ToolCallResponseEvent {
    * alone). Payloads are not recorded: each is named by its size and digest.
    */
   readonly blocks?: readonly RecordedBlock[];
-  /** The size and digest of the `structuredContent` delivered with an uncut result. */
+  /**
+   * The size and digest of the `structuredContent` delivered (the compact
+   * JSON of the tool's own value, or of the cut value when a cap cut it).
+   * Not the value: like the other non-text payloads, it can be megabytes,
+   * and the text the model reads holds what it says.
+   */
   readonly structured_content?: RecordedPayload;
 }
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { capJson } from "../size/cap_json.ts";
 import type { StreamEvent } from "./events.ts";
 import { conversationView, providerView } from "./provider_view.ts";
 
@@ -174,6 +175,24 @@ Deno.test("providerView() with a cap compaction cuts the listed responses to the
   assert.ok(first.endsWith("\n... [truncated, 9.7 KB → 2.0 KB]"), first.slice(-60));
   assert.ok(new TextEncoder().encode(first).length <= 2048);
   assert.equal(view[3]?.role === "tool" && view[3].content, "b".repeat(500));
+});
+
+Deno.test("providerView() with a cap compaction keeps a recorded json cut JSON", () => {
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, title: `row ${i}` }));
+  const recorded = capJson(JSON.stringify({ rows }), 65_536).text;
+  const view = providerView([
+    turn("go"),
+    reply(""),
+    call("call_1", "query"),
+    result("call_1", recorded),
+    cap(["call_1"], [2048]),
+  ]);
+  const content = view[2]?.role === "tool" ? view[2].content : "";
+  const at = content.lastIndexOf("\n... [truncated, ");
+  assert.equal(content.slice(at), "\n... [truncated, 88.6 KB → 2.0 KB]");
+  const kept = JSON.parse(content.slice(0, at)) as { rows: unknown[] };
+  assert.deepEqual(kept.rows.slice(0, 3), rows.slice(0, 3));
+  assert.ok(new TextEncoder().encode(content).length <= 2048);
 });
 
 Deno.test("conversationView() tells each response's tool, batch, sizes and the compaction that changed it", () => {

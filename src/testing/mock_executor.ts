@@ -22,6 +22,7 @@ import type {
 } from "../service/executor.ts";
 import { reasonText } from "../errors/reason_text.ts";
 import { CallToolResultSchema } from "../service/sdk.ts";
+import { replacementResult } from "../service/source_call.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
 import type { ToolResult } from "../service/tool_source.ts";
 
@@ -191,7 +192,7 @@ export class MockExecutor implements Executor {
     if ("mcp" in result) {
       const parsed = CallToolResultSchema.safeParse(result.mcp);
       if (!parsed.success) return { kind: "failed", reason: `malformed result: ${parsed.error}` };
-      return this.#park(record, toToolCallResponse(record.call.id, parsed.data));
+      return this.#park(record, toToolCallResponse(record.call.id, parsed.data, { parked: true }));
     }
     const response: ToolCallResponse = {
       id: record.call.id,
@@ -229,7 +230,7 @@ export class MockExecutor implements Executor {
     let received: ToolCallResponse;
     if (ack.kind === "replace") {
       // Also how a call that ended before parking (lost, cancelled) gets its synthesized response.
-      received = { id: record.call.id, content: ack.content, isError: ack.isError };
+      received = toToolCallResponse(record.call.id, replacementResult(ack));
     } else if (record.parked === undefined) {
       return { kind: "failed", message: `call ${record.call.id} has no parked result to deliver` };
     } else {
