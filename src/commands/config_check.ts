@@ -311,13 +311,23 @@ function serveSection(
   env: Readonly<Record<string, string | undefined>>,
   shorten: (path: string) => string,
 ): string[] {
-  const { clientCeiling, clientCeilings, tokenEnv, tokens, allowedOrigins, maxRequestSize } = config
-    .serve();
+  const {
+    clientCeiling,
+    clientCeilings,
+    tokenEnv,
+    tokens,
+    allowedOrigins,
+    maxRequestSize,
+    sessionIdleTimeout,
+    maxSessions,
+  } = config.serve();
   const settings = [
     clientCeiling,
     tokenEnv,
     allowedOrigins,
     maxRequestSize,
+    sessionIdleTimeout,
+    maxSessions,
     ...clientCeilings.values(),
     ...tokens.values(),
   ];
@@ -361,6 +371,12 @@ function serveSection(
     maxRequestSize.value.toString(),
     from(maxRequestSize.origin),
   ]);
+  rows.push([
+    "serve.session_idle_timeout",
+    sessionIdleTimeout.value.toString(),
+    from(sessionIdleTimeout.origin),
+  ]);
+  rows.push(["serve.max_sessions", String(maxSessions.value), from(maxSessions.origin)]);
   return [`Serve:\n${formatTable(rows)}`];
 }
 

@@ -17,9 +17,12 @@ import type { ConfigValue } from "./config_value.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
 import {
   DEFAULT_MAX_REQUEST_SIZE,
+  DEFAULT_MAX_SESSIONS,
   DEFAULT_SERVE_TOKEN_ENV,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
   type ServeConfig,
 } from "./serve_config.ts";
+import { Duration } from "./duration.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { SpillwayConfig } from "./spillway_config.ts";
 import type { StoreConfig } from "./store_config.ts";
@@ -147,8 +150,16 @@ function defaultsLayer(): ConfigLayer {
 /** `[serve]`, its defaults applied. */
 function serveConfig(merged: ConfigLayer): ServeConfig {
   const byDefault = <T>(value: T): ConfigValue<T> => ({ value, origin: "default", at: "default" });
-  const { client_ceiling, client_ceilings, token_env, tokens, allowed_origins, max_request_size } =
-    merged.serve;
+  const {
+    client_ceiling,
+    client_ceilings,
+    token_env,
+    tokens,
+    allowed_origins,
+    max_request_size,
+    session_idle_timeout,
+    max_sessions,
+  } = merged.serve;
   return {
     ...(client_ceiling === undefined ? {} : { clientCeiling: client_ceiling }),
     clientCeilings: client_ceilings ?? new Map(),
@@ -156,6 +167,9 @@ function serveConfig(merged: ConfigLayer): ServeConfig {
     tokens: tokens ?? new Map(),
     allowedOrigins: allowed_origins ?? byDefault([]),
     maxRequestSize: max_request_size ?? byDefault(ByteSize.parse(DEFAULT_MAX_REQUEST_SIZE)),
+    sessionIdleTimeout: session_idle_timeout ??
+      byDefault(Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT)),
+    maxSessions: max_sessions ?? byDefault(DEFAULT_MAX_SESSIONS),
   };
 }
 

@@ -9,6 +9,7 @@
 
 import type { ByteSize } from "../size/byte_size.ts";
 import type { ConfigValue } from "./config_value.ts";
+import type { Duration } from "./duration.ts";
 import type { LlmProviderName } from "./model_id.ts";
 import type { StoreType } from "./store_config.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -50,6 +51,8 @@ export interface ServeSettings {
   tokens?: Map<string, ConfigValue<string>>;
   allowed_origins?: ConfigValue<readonly string[]>;
   max_request_size?: ConfigValue<ByteSize>;
+  session_idle_timeout?: ConfigValue<Duration>;
+  max_sessions?: ConfigValue<number>;
 }
 
 /** The `[store]` table under construction. */

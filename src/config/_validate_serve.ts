@@ -10,8 +10,9 @@
  * NAME's own;
  * `allowed_origins` lists the web origins, besides loopback ones, whose
  * pages may call the gateway; `max_request_size` bounds what a client may
- * POST. The token itself is refused by name: a secret never goes in a
- * config file.
+ * POST; `session_idle_timeout` closes an HTTP session that sent nothing for
+ * that long, and `max_sessions` bounds how many there are at once. The
+ * token itself is refused by name: a secret never goes in a config file.
  *
  * @module
  */
@@ -21,7 +22,13 @@ import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import { formatKeyPath } from "./_key_path.ts";
 import { assignment, isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import { envName } from "./_validate_llm_provider.ts";
-import { CLIENT_NAME, DEFAULT_CLIENT, MIN_MAX_REQUEST_SIZE_BYTES } from "./serve_config.ts";
+import { Duration } from "./duration.ts";
+import {
+  CLIENT_NAME,
+  DEFAULT_CLIENT,
+  MIN_MAX_REQUEST_SIZE_BYTES,
+  MIN_SESSION_IDLE_TIMEOUT_MS,
+} from "./serve_config.ts";
 
 /** Keys of `[serve]`, in the order messages list them. */
 export const SERVE_KEYS = [
@@ -31,6 +38,8 @@ export const SERVE_KEYS = [
   "tokens",
   "allowed_origins",
   "max_request_size",
+  "session_idle_timeout",
+  "max_sessions",
 ] as const;
 
 /** Validates `value` as the `[serve]` table and stores what is valid in `ctx.layer`. */
@@ -58,6 +67,10 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
       put(settings, "allowed_origins", origins(ctx, path, item));
     } else if (key === "max_request_size") {
       put(settings, "max_request_size", maxRequestSize(ctx, path, item));
+    } else if (key === "session_idle_timeout") {
+      put(settings, "session_idle_timeout", idleTimeout(ctx, path, item));
+    } else if (key === "max_sessions") {
+      put(settings, "max_sessions", maxSessions(ctx, path, item));
     } else if (key === "token") {
       // Do not quote the value: it is the secret.
       ctx.fail(
@@ -193,6 +206,34 @@ function maxRequestSize(ctx: LayerContext, path: string[], value: unknown) {
     );
   }
   return ctx.value(path, size);
+}
+
+function idleTimeout(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = 'a duration such as "30m" or "2h", or a number of seconds';
+  if (typeof value !== "string" && typeof value !== "number") {
+    return ctx.wrongType(path, value, expected);
+  }
+  let duration: Duration;
+  try {
+    duration = Duration.parse(value);
+  } catch (error) {
+    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
+  }
+  if (duration.ms < MIN_SESSION_IDLE_TIMEOUT_MS) {
+    return ctx.fail(
+      path,
+      `${assignment(path, value)} is below the 1s minimum: a client needs a moment between ` +
+        'its requests (e.g. "30m")',
+    );
+  }
+  return ctx.value(path, duration);
+}
+
+function maxSessions(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = "a whole number of sessions, at least 1, e.g. 1000";
+  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
+  if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
+  return ctx.value(path, value);
 }
 
 function origins(ctx: LayerContext, path: string[], value: unknown) {

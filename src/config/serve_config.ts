@@ -7,6 +7,7 @@
 
 import type { ByteSize } from "../size/byte_size.ts";
 import type { ConfigValue } from "./config_value.ts";
+import type { Duration } from "./duration.ts";
 
 /** The environment variable holding the HTTP bearer token unless `serve.token_env` names another. */
 export const DEFAULT_SERVE_TOKEN_ENV = "SPILLWAY_SERVE_TOKEN";
@@ -35,6 +36,22 @@ export const DEFAULT_MAX_REQUEST_SIZE = "4MB";
 /** The smallest `serve.max_request_size`: an `initialize` request alone is about 300 bytes. */
 export const MIN_MAX_REQUEST_SIZE_BYTES = 1024;
 
+/**
+ * How long an HTTP session may go without a request before `spillway serve`
+ * closes it unless `serve.session_idle_timeout` says otherwise: 30 minutes.
+ */
+export const DEFAULT_SESSION_IDLE_TIMEOUT = "30m";
+
+/** The shortest `serve.session_idle_timeout`: 1 s (a client needs a moment between requests). */
+export const MIN_SESSION_IDLE_TIMEOUT_MS = 1_000;
+
+/**
+ * How many HTTP sessions `spillway serve` keeps at once unless
+ * `serve.max_sessions` says otherwise: 1,000. A session that made a call
+ * costs about 90 KB while it lasts.
+ */
+export const DEFAULT_MAX_SESSIONS = 1_000;
+
 /** `[serve]`, defaults applied. */
 export interface ServeConfig {
   /** `client_ceiling`: no result a client gets is larger. Absent: no client ceiling. */
@@ -60,4 +77,11 @@ export interface ServeConfig {
   readonly allowedOrigins: ConfigValue<readonly string[]>;
   /** `max_request_size`: the largest POST body; default {@linkcode DEFAULT_MAX_REQUEST_SIZE}. */
   readonly maxRequestSize: ConfigValue<ByteSize>;
+  /**
+   * `session_idle_timeout`: how long an HTTP session may go without a
+   * request before it is closed; default {@linkcode DEFAULT_SESSION_IDLE_TIMEOUT}.
+   */
+  readonly sessionIdleTimeout: ConfigValue<Duration>;
+  /** `max_sessions`: how many HTTP sessions at once; default {@linkcode DEFAULT_MAX_SESSIONS}. */
+  readonly maxSessions: ConfigValue<number>;
 }

@@ -102,3 +102,26 @@ Deno.test("[serve.tokens.NAME] names the variable of each client's token, layer 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("[serve] session_idle_timeout and max_sessions: defaults, durations, seconds", () => {
+  const serve = (text: string) => parseConfig(text, "c.toml").serve();
+  const defaults = serve("");
+  assert.equal(defaults.sessionIdleTimeout.value.ms, 30 * 60_000);
+  assert.equal(defaults.sessionIdleTimeout.origin, "default");
+  assert.equal(defaults.maxSessions.value, 1000);
+  const set = serve(`[serve]\nsession_idle_timeout = "90s"\nmax_sessions = 20\n`);
+  assert.equal(set.sessionIdleTimeout.value.ms, 90_000);
+  assert.equal(set.sessionIdleTimeout.at, "c.toml:2");
+  assert.equal(set.maxSessions.value, 20);
+  assert.equal(
+    serve(`[serve]\nsession_idle_timeout = 7200\n`).sessionIdleTimeout.value.ms,
+    7_200_000,
+  );
+  assert.deepEqual(
+    problems(`[serve]\nsession_idle_timeout = true\nmax_sessions = 2.5\n`),
+    [
+      'c.toml:2: serve.session_idle_timeout = true has the wrong type (expected a duration such as "30m" or "2h", or a number of seconds)',
+      "c.toml:3: serve.max_sessions = 2.5 is not valid (expected a whole number of sessions, at least 1, e.g. 1000)",
+    ],
+  );
+});

@@ -12,10 +12,13 @@ import type { LlmProviderConfig } from "./llm_provider_config.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
 import {
   DEFAULT_MAX_REQUEST_SIZE,
+  DEFAULT_MAX_SESSIONS,
   DEFAULT_SERVE_TOKEN_ENV,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
   type ServeConfig,
 } from "./serve_config.ts";
 import { ByteSize } from "../size/byte_size.ts";
+import { Duration } from "./duration.ts";
 import type { LlmProviderName, ModelId } from "./model_id.ts";
 import type { StoreConfig } from "./store_config.ts";
 import { ToolConfigWithDefaults } from "./tool_config_with_defaults.ts";
@@ -31,7 +34,10 @@ export interface SpillwayConfigInit {
   readonly model: ModelSetting;
   /** Every model API, its defaults applied. */
   readonly llmProviders: readonly LlmProviderConfig[];
-  /** `[serve]`, defaults applied. Default: no ceiling, the default token variable, no origins. */
+  /**
+   * `[serve]`, defaults applied. Default: no ceiling, the default token
+   * variable, no origins, the default limits.
+   */
   readonly serve?: ServeConfig;
   /** `[store]`, defaults applied. Default: the file store. */
   readonly store?: StoreConfig;
@@ -98,6 +104,12 @@ export class SpillwayConfig {
         origin: "default",
         at: "default",
       },
+      sessionIdleTimeout: {
+        value: Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT),
+        origin: "default",
+        at: "default",
+      },
+      maxSessions: { value: DEFAULT_MAX_SESSIONS, origin: "default", at: "default" },
     };
     this.#store = init.store ?? { type: { value: "file", origin: "default", at: "default" } };
   }
