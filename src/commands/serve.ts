@@ -278,6 +278,8 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
           clients: others,
           allowedOrigins: settings.allowedOrigins.value,
           maxRequestBytes: settings.maxRequestSize.value.bytes,
+          maxSessions: settings.maxSessions.value,
+          sessionIdleTimeoutMs: settings.sessionIdleTimeout.value.ms,
         });
         serving = http;
         // The one line on stdout, for a supervisor or a script to read (port 0: the real port).

@@ -13,6 +13,7 @@ import type { InspectionEvent } from "xstate";
 import { join, resolve } from "node:path";
 import { DEFAULT_CLIENT } from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
+import { Duration } from "../config/duration.ts";
 import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import { formatNotice } from "../review/notice.ts";
@@ -107,6 +108,12 @@ export interface ConnectOptions {
    * (`default`, or NAME of `[serve.tokens.NAME]`). Default: `default`.
    */
   readonly client?: string;
+  /**
+   * How long the session may go without a request before it closes itself
+   * (its files released, its server closed), in ms. Default: never (a
+   * stdio client's one session lasts as long as its stdin).
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /** One connected client session. */
@@ -119,10 +126,16 @@ export interface GatewaySession {
   readonly conversationId: string;
   /** Its MCP server. */
   readonly server: Server;
+  /**
+   * Says the client sent something other than a call (a listing, a ping):
+   * an idle session's timeout starts again.
+   */
+  touch(): void;
   /** Disconnects it: its running calls are cancelled (and recorded as such). */
   close(): Promise<void>;
 }
 
+/** Options of {@linkcode Gateway.connect}. */
 const log = getLogger(["spillway", "gateway"]);
 
 /** Notices name tools (from upstream servers, clients, config): one inert line each. */
@@ -280,7 +293,7 @@ export class Gateway {
    * Connects a client over `transport` as a new session.
    *
    * @param transport the client's transport (not started yet)
-   * @param options the session id and the client it belongs to
+   * @param options its id, its client and its idle timeout; see {@linkcode ConnectOptions}
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<GatewaySession> {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
@@ -312,6 +325,7 @@ export class Gateway {
         : notices,
       available: () => this.#service.list().map((tool) => tool.name),
       ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
+      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     });
     const server = createSessionServer({
       session: id,
@@ -330,6 +344,7 @@ export class Gateway {
       client,
       conversationId,
       server,
+      touch: () => host.touch(),
       close: () => {
         closed ??= (async () => {
           this.#sessions.delete(id);
@@ -349,7 +364,14 @@ export class Gateway {
     server.oninitialized = () => this.#limits.tell(server.getClientVersion());
     server.onclose = () => void session.close();
     // A session that went idle closed itself: its server goes with it.
-    void host.ended.then((end) => end.reason === "idle" ? session.close() : undefined);
+    void host.ended.then((end) => {
+      if (end.reason !== "idle") return;
+      log.info("session {session} closed: no request for {timeout} (serve.session_idle_timeout)", {
+        session: id,
+        timeout: Duration.fromMs(options.idleTimeoutMs ?? 0).toString(),
+      });
+      void session.close();
+    });
     // What the transport or the protocol could not handle (a line that is not
     // JSON-RPC, a reply to nothing) is skipped; `-v` shows it.
     server.onerror = (error) => log.warn("session {session}: {error}", { session: id, error });

@@ -8,20 +8,27 @@
  * any other client's token gets the 404 of an unknown id, so ids cannot be
  * probed. Every POST body is read within `maxRequestBytes` and a deadline
  * ({@linkcode readRequestBody}), with a session or without; pages of
- * allowed origins get CORS answers ({@linkcode corsPreflight}).
+ * allowed origins get CORS answers ({@linkcode corsPreflight}). Sessions
+ * are bounded in number and closed when idle ({@linkcode HttpSessions}).
  *
  * @module
  */
 
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "../service/sdk.ts";
+import { isInitializeRequest } from "../service/sdk.ts";
 import { ByteSize } from "../size/byte_size.ts";
-import { DEFAULT_MAX_REQUEST_SIZE } from "../config/serve_config.ts";
+import { Duration } from "../config/duration.ts";
+import {
+  DEFAULT_MAX_REQUEST_SIZE,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
+} from "../config/serve_config.ts";
 import type { Gateway } from "./gateway.ts";
 import { allowedOrigin, checkAccess, isLoopback } from "./http_access.ts";
 import { type ClientToken, ClientTokens } from "./client_tokens.ts";
 import { DEFAULT_CLIENT } from "../config/serve_config.ts";
 import { corsPreflight, withCors } from "./cors.ts";
 import { BODY_TIMEOUT_MS, readRequestBody } from "./read_request_body.ts";
+import { HttpSessions } from "./http_sessions.ts";
 import { reasonText } from "../errors/reason_text.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 
@@ -51,6 +58,16 @@ export interface ServeHttpOptions {
   readonly maxRequestBytes?: number;
   /** How long a POST body may take to arrive. Default: {@linkcode BODY_TIMEOUT_MS}. */
   readonly bodyTimeoutMs?: number;
+  /**
+   * How many sessions at once (`serve.max_sessions`); an `initialize` past
+   * it is answered 503. Default: {@linkcode DEFAULT_MAX_SESSIONS}.
+   */
+  readonly maxSessions?: number;
+  /**
+   * How long a session may go without a request before it is closed, in ms
+   * (`serve.session_idle_timeout`). Default: {@linkcode DEFAULT_SESSION_IDLE_TIMEOUT}.
+   */
+  readonly sessionIdleTimeoutMs?: number;
 }
 
 /** A listening gateway. */
@@ -109,9 +126,10 @@ export async function serveHttp(
         : jsonError(400, "the request body is not JSON");
     }
   };
-  const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  /** The client each session belongs to: the one whose token opened it. */
-  const owners = new Map<string, string>();
+  const sessions = new HttpSessions(gateway, {
+    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    idleTimeoutMs: options.sessionIdleTimeoutMs ?? Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT).ms,
+  });
 
   const route = async (request: Request): Promise<Response> => {
     // The Host is checked before anything reads the URL built from it.
@@ -128,44 +146,26 @@ export async function serveHttp(
     }
     const sessionId = request.headers.get("mcp-session-id");
     // Another client's session is as unknown as one that never was: ids cannot be probed.
-    const session = sessionId === null || owners.get(sessionId) !== client
-      ? undefined
-      : transports.get(sessionId);
+    const session = sessionId === null ? undefined : sessions.transport(sessionId, client);
     if (sessionId !== null && session === undefined) {
       return jsonError(404, "unknown or ended session");
     }
     if (request.method !== "POST") {
-      return session === undefined
-        ? jsonError(400, "no session: initialize first")
-        : await session.handleRequest(request);
+      if (session === undefined) return jsonError(400, "no session: initialize first");
+      sessions.touch(sessionId as string);
+      return await session.handleRequest(request);
     }
     // Every POST, of a session or not, is read within the limit before anything parses it.
     const read = await readJson(request);
     if (read instanceof Response) return read;
     if (session !== undefined) {
+      // A call leaves the session's idle state by itself; anything else says the client is there.
+      if (!isToolCall(read.json)) sessions.touch(sessionId as string);
       return await session.handleRequest(request, { parsedBody: read.json });
     }
     const body = read.json;
     if (!isInitializeRequest(body)) return jsonError(400, "no session: initialize first");
-    const id = crypto.randomUUID();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: (sid) => {
-        owners.set(sid, client);
-        transports.set(sid, transport);
-      },
-      onsessionclosed: (sid) => {
-        transports.delete(sid);
-        owners.delete(sid);
-      },
-    });
-    try {
-      await gateway.connect(transport, { id, client });
-    } catch (error) {
-      // The gateway is shutting down: no new session.
-      return jsonError(503, reasonText(error));
-    }
-    return await transport.handleRequest(request, { parsedBody: body });
+    return await sessions.open(request, body, client);
   };
 
   const handle = async (request: Request): Promise<Response> => {
@@ -203,14 +203,19 @@ export async function serveHttp(
       url: new URL(`http://${host}:${addr.port}${MCP_PATH}`),
       close: () => {
         closing ??= (async () => {
-          await Promise.allSettled([...transports.values()].map((t) => t.close()));
-          transports.clear();
+          await sessions.close();
           await server.shutdown();
         })();
         return closing;
       },
     };
   }
+}
+
+/** Whether a POST's body is one `tools/call` request. */
+function isToolCall(body: unknown): boolean {
+  return typeof body === "object" && body !== null &&
+    (body as { method?: unknown }).method === "tools/call";
 }
 
 function jsonError(status: number, message: string, code = -32000): Response {

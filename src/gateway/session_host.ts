@@ -179,6 +179,18 @@ export class SessionHost {
   }
 
   /**
+   * Says the client sent something other than a call (a listing, a ping):
+   * an idle session's timeout starts again. Costs nothing when the session
+   * is busy or has no timeout.
+   */
+  touch(): void {
+    const snapshot = this.#actor.getSnapshot();
+    if (snapshot.status === "active" && snapshot.matches({ open: { calls: { idle: "timing" } } })) {
+      this.#actor.send({ type: "activity" });
+    }
+  }
+
+  /**
    * Winds the session down: new calls are refused with `reason`, running
    * ones are cancelled (they park as cancelled, so their phase ends and
    * their cancellation is recorded), and a person reviewing a result is

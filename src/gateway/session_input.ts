@@ -39,7 +39,12 @@ export interface SessionInput {
 export type SessionEvent =
   | PhaseEvent
   /** Wind the session down: refuse new calls, cancel the running ones, then close. */
-  | { readonly type: "stop"; readonly reason: string };
+  | { readonly type: "stop"; readonly reason: string }
+  /**
+   * The client sent something other than a call (a listing, a ping, a
+   * notification): an idle session's timeout starts again.
+   */
+  | { readonly type: "activity" };
 
 /** How a session ended: it went idle, or it was stopped (`reason` as given). */
 export type SessionEnd =

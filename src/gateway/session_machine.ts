@@ -19,7 +19,8 @@
  * `idle` may time out: with an `idleTimeoutMs` in its input (none by
  * default: it rests), `idle.timing` waits `after idleTimeout`, a delay on
  * the actor's clock, and the session then closes itself; its output says
- * it went idle.
+ * it went idle. Anything else the client sends meanwhile (`activity`: a
+ * listing, a ping) starts the wait again; a call leaves `idle` altogether.
  * `closing` closes the stream; `closed` is final.
  *
  * Its events are its phases' (`phase.opened`, `phase.sealed`,
@@ -148,6 +149,7 @@ const machine = sessionSetup.createMachine({
                 resting: { always: { guard: "idleTimeoutSet", target: "timing" } },
                 timing: {
                   after: { idleTimeout: { target: "#session.closing", actions: "noteIdle" } },
+                  on: { activity: { target: "timing", reenter: true } },
                 },
               },
               on: {

@@ -107,6 +107,18 @@ Deno.test("a call in flight holds the idle timeout off; it starts again once the
   );
 });
 
+Deno.test("what the client sends besides calls starts an idle session's timeout again", async () => {
+  await using s = await setup(1_000);
+  s.clock.increment(900);
+  s.host.touch();
+  s.clock.increment(900);
+  await settle();
+  assert.equal(s.ended(), undefined, "900 ms since the last request");
+  s.clock.increment(100);
+  assert.deepEqual(await s.host.ended, { reason: "idle" });
+  s.host.touch(); // after the end: nothing to start again, no fault
+});
+
 Deno.test("without a timeout a session never closes itself, however long it idles", async () => {
   await using s = await setup();
   s.clock.increment(365 * 24 * 3600 * 1000);
