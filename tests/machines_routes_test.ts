@@ -559,7 +559,7 @@ function sessionState(snapshot: AnyMachineSnapshot): string {
     : Object.entries(calls).map(([k, v]) => `${k}.${v}`)[0] ?? "";
 }
 
-Deno.test("a session closes through closing, from draining after a stop or from idle after its timeout; every state of its chart is on the way", async () => {
+Deno.test("a session closes through closing, from draining after a stop or from idle after its timeout; it releases its stream after the linger; every state of its chart is on the way", async () => {
   const store = new MemoryStreamStore();
   const stream = await store.open("c");
   const service = new ExecutionService({ sources: [], barrierFor: () => "record" });
@@ -601,7 +601,16 @@ Deno.test("a session closes through closing, from draining after a stop or from 
       });
     }
     if (snapshot.matches({ open: { calls: { idle: "timing" } } })) {
-      found.push({ type: "xstate.after.idleTimeout.session.open.calls.idle.timing" });
+      found.push(
+        { type: "xstate.after.idleTimeout.session.open.calls.idle.timing" },
+        { type: "activity" },
+      );
+    }
+    if (snapshot.matches({ open: { commits: { waiting: "lingering" } } })) {
+      found.push({ type: "xstate.after.streamLinger.session.open.commits.waiting.lingering" });
+    }
+    if (snapshot.matches({ open: { commits: "releasing" } })) {
+      found.push(done("releaseStream", undefined), error("releaseStream", "disk gone"));
     }
     if (snapshot.matches("open") && !snapshot.matches({ open: { calls: "draining" } })) {
       found.push({ type: "stop", reason: "bye" } as EventObject);
@@ -641,6 +650,10 @@ Deno.test("a session closes through closing, from draining after a stop or from 
       const snapshot = step.state as AnyMachineSnapshot;
       if (snapshot.matches({ open: { commits: "opening" } })) passed.add("commits.opening");
       if (snapshot.matches({ open: { commits: "committing" } })) passed.add("commits.committing");
+      if (snapshot.matches({ open: { commits: { waiting: "lingering" } } })) {
+        passed.add("commits.lingering");
+      }
+      if (snapshot.matches({ open: { commits: "releasing" } })) passed.add("commits.releasing");
     }
     // How it closed: by the event that took it to `closing`, and the state it left for it.
     const events = path.steps.map((step) => step.event.type);
@@ -662,7 +675,9 @@ Deno.test("a session closes through closing, from draining after a stop or from 
     "closed",
     "closing",
     "commits.committing",
+    "commits.lingering",
     "commits.opening",
+    "commits.releasing",
     "draining",
     "gathering",
     "idle.resting",

@@ -33,6 +33,11 @@ export interface SessionInput {
   readonly interrupt: AbortController;
   /** How long the session may sit idle before it closes itself, in ms. Default: forever. */
   readonly idleTimeoutMs?: number;
+  /**
+   * How long the stream stays open after a commit, in ms, before the
+   * session releases it (its file and writer lock). Default: `STREAM_LINGER_MS`.
+   */
+  readonly streamLingerMs?: number;
 }
 
 /** The events a `session` actor takes from its host: its phases', and `stop`. */

@@ -14,7 +14,10 @@
  *   ready), then `committing` it, one at a time and in the order they
  *   completed, by invoking the `phase` machine (the one the runtime's own
  *   turns run) over its calls as joined calls; the session's stream is
- *   opened (`opening`) before its first commit.
+ *   opened (`opening`) before a commit when it is not open. Once nothing
+ *   has been committed for `streamLinger` (`waiting.lingering`), the stream
+ *   is closed (`releasing`): an idle session holds no file, no lock; a
+ *   client calling one tool after another keeps its stream open.
  *
  * `idle` may time out: with an `idleTimeoutMs` in its input (none by
  * default: it rests), `idle.timing` waits `after idleTimeout`, a delay on
@@ -41,6 +44,15 @@ import type { ReadyCall } from "./_session_phases.ts";
 import type { SessionEnd, SessionEvent, SessionInput } from "./session_input.ts";
 
 export type { SessionEnd, SessionEvent, SessionInput } from "./session_input.ts";
+
+/**
+ * How long a session keeps its stream open after a commit when its input
+ * says nothing else: 2 s. Reopening a file conversation (its folder, the
+ * writer lock, the torn-tail check) costs about what a one-call commit
+ * does (tests/bench/stream_reopen_bench.ts), so a client calling one tool
+ * after another should not pay it per call; an idle session holds nothing.
+ */
+export const STREAM_LINGER_MS = 2_000;
 
 interface SessionContext {
   readonly input: SessionInput;
@@ -82,12 +94,14 @@ const sessionSetup = setup({
   delays: {
     // Only `idle.timing` waits for it, entered only when the input sets one.
     idleTimeout: ({ context }) => context.input.idleTimeoutMs ?? 0,
+    streamLinger: ({ context }) => context.input.streamLingerMs ?? STREAM_LINGER_MS,
   },
   guards: {
     nothingInFlight: ({ context }) => nothingInFlight(context),
     readyToCommit: ({ context }) => context.complete.length > 0 && context.stream !== undefined,
     readyToOpen: ({ context }) => context.complete.length > 0 && context.stream === undefined,
     idleTimeoutSet: ({ context }) => context.input.idleTimeoutMs !== undefined,
+    streamOpen: ({ context }) => context.stream !== undefined,
     commitFailed: (_, output: PhaseOutput) => output.status === "failed",
   },
   actions: {
@@ -102,6 +116,7 @@ const sessionSetup = setup({
       complete: context.complete.slice(1),
     })),
     keepStream: assign((_, stream: ConversationStream) => ({ stream })),
+    forgetStream: assign({ stream: undefined }),
     endCommit: assign({ committing: undefined }),
     failCommit: ({ context }, params: { error: unknown }) => {
       failBatch(context.committing ?? [], context.input.session, params.error);
@@ -193,6 +208,20 @@ const machine = sessionSetup.createMachine({
                 { guard: "readyToCommit", target: "committing", actions: "takeNextBatch" },
                 { guard: "readyToOpen", target: "opening", actions: "takeNextBatch" },
               ],
+              initial: "resting",
+              states: {
+                resting: { always: { guard: "streamOpen", target: "lingering" } },
+                lingering: { after: { streamLinger: "#session.open.commits.releasing" } },
+              },
+            },
+            releasing: {
+              invoke: {
+                id: "releaseStream",
+                src: "closeStream",
+                input: ({ context }) => ({ stream: context.stream }),
+                onDone: { target: "waiting", actions: "forgetStream" },
+                onError: { target: "waiting", actions: "forgetStream" },
+              },
             },
             opening: {
               invoke: {

@@ -10,12 +10,33 @@ import { cachedPolicies } from "../runtime/tool_policies.ts";
 import { ExecutionService } from "../service/execution_service.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import { MemoryStreamStore } from "../stream/memory_stream_store.ts";
+import type { ConversationStream } from "../stream/stream_store.ts";
 import { CollectingNoticeSink } from "../testing/collecting_notice_sink.ts";
 import { FakeToolSource, text, untilAborted } from "../testing/fake_tool_source.ts";
 import { scriptedPrompter } from "../testing/scripted_prompter.ts";
 import { SessionHost } from "./session_host.ts";
+import { STREAM_LINGER_MS } from "./session_machine.ts";
 
 const CONVERSATION = "20261201-120000-bbbbbb";
+
+/** The store, counting the streams it opened and those closed again. */
+class CountingStore extends MemoryStreamStore {
+  opened = 0;
+  closed = 0;
+
+  override async open(id: string): Promise<ConversationStream> {
+    const stream = await super.open(id);
+    this.opened++;
+    const close = stream.close.bind(stream);
+    let counted = false;
+    stream.close = async () => {
+      if (!counted) this.closed++;
+      counted = true;
+      await close();
+    };
+    return stream;
+  }
+}
 
 async function setup(idleTimeoutMs?: number) {
   const source = new FakeToolSource("fake", {
@@ -25,7 +46,7 @@ async function setup(idleTimeoutMs?: number) {
   const service = new ExecutionService({ sources: [source], barrierFor: () => "record" });
   await service.start();
   const clock = new SimulatedClock();
-  const store = new MemoryStreamStore();
+  const store = new CountingStore();
   const host = new SessionHost({
     service,
     session: "s1",
@@ -117,6 +138,34 @@ Deno.test("what the client sends besides calls starts an idle session's timeout 
   s.clock.increment(100);
   assert.deepEqual(await s.host.ended, { reason: "idle" });
   s.host.touch(); // after the end: nothing to start again, no fault
+});
+
+Deno.test("a session keeps its stream while calls follow each other, and releases it once idle for the linger", async () => {
+  await using s = await setup();
+  assert.equal(textOf(await s.call("echo", { text: "one" })), "one");
+  assert.deepEqual([s.store.opened, s.store.closed], [1, 0], "opened for the first commit");
+  // The phase ends just after its client got the result: then the linger starts.
+  await s.host.drained();
+  s.clock.increment(STREAM_LINGER_MS - 1);
+  await settle();
+  assert.equal(textOf(await s.call("echo", { text: "two" })), "two");
+  await s.host.drained();
+  s.clock.increment(STREAM_LINGER_MS - 1);
+  await settle();
+  assert.deepEqual([s.store.opened, s.store.closed], [1, 0], "the linger starts after each commit");
+  s.clock.increment(1);
+  await settle();
+  assert.deepEqual([s.store.opened, s.store.closed], [1, 1], "idle for the linger: released");
+  assert.equal(textOf(await s.call("echo", { text: "three" })), "three");
+  assert.deepEqual([s.store.opened, s.store.closed], [2, 1], "opened again for the next commit");
+  assert.deepEqual(
+    s.store.durableEvents(CONVERSATION).flatMap((event) =>
+      event.type === "tool_call_response" ? [event.content] : []
+    ),
+    ["one", "two", "three"],
+  );
+  await s.host.close();
+  assert.deepEqual([s.store.opened, s.store.closed], [2, 2], "closed with the session");
 });
 
 Deno.test("without a timeout a session never closes itself, however long it idles", async () => {
