@@ -73,7 +73,10 @@ Deno.test("SIGTERM: running calls are cancelled and recorded, spillway exits 0, 
   await watcher.callTool({ name: "until_held", arguments: { key: "t" } });
   serve.child.kill("SIGTERM");
   const result = await held;
-  assert.deepEqual([textOf(result), result.isError], ["The user cancelled this tool call.", true]);
+  assert.deepEqual([textOf(result), result.isError], [
+    "This tool call was cancelled: spillway serve is shutting down (terminated (SIGTERM)).",
+    true,
+  ]);
   assert.equal((await serve.child.status).code, 0);
   await serve.stderr.ended;
   assert.match(
@@ -110,7 +113,10 @@ Deno.test("a client that ends its session mid-call cancels its upstream call; th
   const events = await eventsOnceRecorded(gw.workspace, join(dir, "events.jsonl"), 2);
   assert.deepEqual(events.map((e) => [e.type, e.name ?? e.content]), [
     ["tool_call_request", "hold"],
-    ["tool_call_response", "The user cancelled this tool call."],
+    [
+      "tool_call_response",
+      "This tool call was cancelled: the client disconnected (its session ended).",
+    ],
   ]);
 });
 

@@ -89,7 +89,10 @@ Deno.test("a stdio client that closes stdin mid-call: the call is cancelled and 
       ["tool_call_request", "pid"],
       ["tool_call_response", pid],
       ["tool_call_request", "hold"],
-      ["tool_call_response", "The user cancelled this tool call."],
+      [
+        "tool_call_response",
+        "This tool call was cancelled: the client disconnected (its session ended).",
+      ],
     ]);
   } finally {
     await Deno.remove(dir, { recursive: true });

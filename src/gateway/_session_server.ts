@@ -14,9 +14,11 @@
 import type { SessionHost } from "./session_host.ts";
 import type { ExecutionService } from "../service/execution_service.ts";
 import {
-  CallToolRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
@@ -30,6 +32,8 @@ import {
   type Tool,
 } from "../service/sdk.ts";
 import type { CallerRequest, ToolCallRelay } from "../service/tool_call_relay.ts";
+import { toolCallRequest } from "./_tool_call_params.ts";
+import { CallCancellation, type CancellationCause } from "../service/call_cancellation.ts";
 
 /** What {@linkcode createSessionServer} needs. */
 export interface SessionServerOptions {
@@ -51,6 +55,17 @@ export interface SessionServerOptions {
   readonly nextCallId: () => string;
   /** How often a parked call with a progress token gets a keep-alive progress notification, in ms. */
   readonly parkProgressIntervalMs: number;
+  /**
+   * Whether the client's transport has closed: a request aborted then was
+   * not cancelled by the client, its session ended under it.
+   */
+  readonly disconnected: () => boolean;
+  /**
+   * Ends the HTTP response stream that carried request `requestId` (an SSE
+   * POST stream): a call the client cancelled gets no response, so without
+   * this its stream would stay open. Absent for stdio.
+   */
+  readonly closeRequestStream?: (requestId: Extra["requestId"]) => void;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -66,7 +81,18 @@ export function createSessionServer(options: SessionServerOptions): Server {
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...options.tools()] }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  // `tools/call` is answered here rather than through `setRequestHandler`,
+  // whose check of the params answers -32603 with every zod issue: ours
+  // answers -32602 and says in one line what is wrong (`_tool_call_params.ts`).
+  server.fallbackRequestHandler = (request, extra) => {
+    if (request.method !== "tools/call") {
+      return Promise.reject(
+        Object.assign(new Error("Method not found"), { code: ErrorCode.MethodNotFound }),
+      );
+    }
+    return callTool(toolCallRequest(request), extra);
+  };
+  const callTool = (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
     const callId = options.nextCallId();
     const token = request.params._meta?.progressToken;
     const progress = new ProgressRelay(token, extra);
@@ -101,24 +127,45 @@ export function createSessionServer(options: SessionServerOptions): Server {
       name: request.params.name,
       arguments: request.params.arguments ?? {},
     };
+    // The SDK aborts a request the client cancelled, and every request when
+    // the transport closes: which of the two, the recorded response says.
+    const cancel = new AbortController();
+    const onAbort = () =>
+      cancel.abort(
+        new CallCancellation(
+          options.disconnected() ? { by: "disconnect" } : clientCancellation(extra.signal.reason),
+        ),
+      );
+    extra.signal.addEventListener("abort", onAbort, { once: true });
+    if (extra.signal.aborted) onAbort();
     return options.host.call(
       call,
       () =>
         options.service.callTool(request, {
-          signal: extra.signal,
+          signal: cancel.signal,
           callId,
           session: options.session,
           principal: options.client,
           relay,
         }),
     ).finally(() => {
+      extra.signal.removeEventListener("abort", onAbort);
       progress.stop();
+      // The client cancelled: MCP sends it no response, and its stream ends here.
+      if (extra.signal.aborted && !options.disconnected()) {
+        options.closeRequestStream?.(extra.requestId);
+      }
       // A call that parked left nothing behind; one that never reached the
       // service may have left a waiter and a pending cancellation.
       if (!parked) options.service.forget(callId);
     });
-  });
+  };
   return server;
+}
+
+/** A client's `notifications/cancelled`, with its `reason` when it gave one (a string). */
+function clientCancellation(reason: unknown): CancellationCause {
+  return typeof reason === "string" && reason !== "" ? { by: "client", reason } : { by: "client" };
 }
 
 /** Sends one of the tool's requests to the client, if the client can take it. */

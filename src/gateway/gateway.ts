@@ -337,7 +337,20 @@ export class Gateway {
       serverInfo: { name: "spillway", version: "0.1.0" },
       nextCallId: () => `call_${++this.#nextCall}`,
       parkProgressIntervalMs: this.#options.parkProgressIntervalMs ?? PARK_PROGRESS_INTERVAL_MS,
+      disconnected: () => disconnected,
+      closeRequestStream: (requestId) =>
+        (transport as { closeSSEStream?: (id: typeof requestId) => void }).closeSSEStream?.(
+          requestId,
+        ),
     });
+    // Set before the SDK sees the transport close (it then aborts every
+    // request in flight): those aborts are the disconnection, not the client's.
+    let disconnected = false;
+    const onTransportClose = transport.onclose;
+    transport.onclose = () => {
+      disconnected = true;
+      onTransportClose?.();
+    };
     let closed: Promise<void> | undefined;
     const session: GatewaySession = {
       id,
@@ -351,7 +364,7 @@ export class Gateway {
           this.#hosts.delete(id);
           // Its running calls are cancelled; the cancellations are recorded
           // (the client is gone, but the conversation keeps what happened).
-          host.stop("the client disconnected");
+          host.stop("the client disconnected", { by: "disconnect" });
           await server.close();
           await host.drained();
           await host.close();
@@ -402,7 +415,7 @@ export class Gateway {
   close(reason = "spillway serve is shutting down"): Promise<void> {
     this.#closing ??= (async () => {
       const hosts = [...this.#hosts.values()];
-      for (const host of hosts) host.stop(reason);
+      for (const host of hosts) host.stop(reason, { by: "shutdown", reason });
       await Promise.allSettled(hosts.map((host) => host.drained()));
       await this.#service.close();
       await Promise.allSettled([...this.#sessions.values()].map((session) => session.close()));

@@ -40,6 +40,7 @@ import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ExecutionService } from "../service/execution_service.ts";
+import type { CancellationCause } from "../service/call_cancellation.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { ClientCall } from "./_client_call.ts";
@@ -195,10 +196,15 @@ export class SessionHost {
    * ones are cancelled (they park as cancelled, so their phase ends and
    * their cancellation is recorded), and a person reviewing a result is
    * interrupted. Calls already parked are committed as usual; then the
-   * session closes. See {@linkcode drained}.
+   * session closes. See {@linkcode drained}. With a `cause`, the cancelled
+   * calls are recorded in its words (unless their `cancellation_response`
+   * is configured).
    */
-  stop(reason: string): void {
-    if (this.#actor.getSnapshot().status === "active") this.#actor.send({ type: "stop", reason });
+  stop(reason: string, cause?: CancellationCause): void {
+    if (this.#actor.getSnapshot().status !== "active") return;
+    this.#actor.send(
+      cause === undefined ? { type: "stop", reason } : { type: "stop", reason, cause },
+    );
   }
 
   /** Resolves once no call of the session is running, parked or being committed. */

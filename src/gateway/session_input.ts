@@ -8,6 +8,7 @@
 import type { Prompter } from "../machines/prompter.ts";
 import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import type { ExecutionService } from "../service/execution_service.ts";
+import type { CancellationCause } from "../service/call_cancellation.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import type { PhaseEvent } from "./_session_phases.ts";
 
@@ -43,8 +44,11 @@ export interface SessionInput {
 /** The events a `session` actor takes from its host: its phases', and `stop`. */
 export type SessionEvent =
   | PhaseEvent
-  /** Wind the session down: refuse new calls, cancel the running ones, then close. */
-  | { readonly type: "stop"; readonly reason: string }
+  /**
+   * Wind the session down: refuse new calls (saying `reason`), cancel the
+   * running ones (recorded in the words of `cause`, when given), then close.
+   */
+  | { readonly type: "stop"; readonly reason: string; readonly cause?: CancellationCause }
   /**
    * The client sent something other than a call (a listing, a ping, a
    * notification): an idle session's timeout starts again.

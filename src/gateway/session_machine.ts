@@ -39,6 +39,7 @@
 import { assign, fromPromise, setup } from "xstate";
 import { phaseMachine, type PhaseOutput } from "../machines/phase_machine.ts";
 import type { ConversationStream, StreamStore } from "../stream/stream_store.ts";
+import { CallCancellation, type CancellationCause } from "../service/call_cancellation.ts";
 import { batchPhaseInput, failBatch, reportFailedCommit } from "./_session_batch.ts";
 import type { ReadyCall } from "./_session_phases.ts";
 import type { SessionEnd, SessionEvent, SessionInput } from "./session_input.ts";
@@ -65,6 +66,8 @@ interface SessionContext {
   readonly stream: ConversationStream | undefined;
   /** Why new calls are refused, once stopped. */
   readonly stopped: string | undefined;
+  /** Who or what stopped the session, when its stop said (the running calls' cancellation). */
+  readonly stoppedBy: CancellationCause | undefined;
   /** Whether the session closed itself for being idle. */
   readonly wentIdle: boolean;
 }
@@ -123,14 +126,25 @@ const sessionSetup = setup({
     },
     reportCommitFailure: ({ context }, output: PhaseOutput) =>
       reportFailedCommit(context.input.session, output),
-    noteStopped: assign((_, params: { reason: string }) => ({ stopped: params.reason })),
+    noteStopped: assign((_, params: { reason: string; cause?: CancellationCause }) => ({
+      stopped: params.reason,
+      stoppedBy: params.cause,
+    })),
     noteIdle: assign({ wentIdle: true }),
     cancelRunningCalls: ({ context }) => {
-      const { input, stopped } = context;
-      input.service.cancelSession(input.session, stopped ?? "stopped");
+      const { input, stopped, stoppedBy } = context;
+      input.service.cancelSession(
+        input.session,
+        stoppedBy === undefined ? stopped ?? "stopped" : new CallCancellation(stoppedBy),
+      );
     },
     interruptReviews: ({ context }) => {
-      context.input.interrupt.abort(new DOMException(context.stopped ?? "stopped", "AbortError"));
+      const { stopped, stoppedBy } = context;
+      context.input.interrupt.abort(
+        stoppedBy === undefined
+          ? new DOMException(stopped ?? "stopped", "AbortError")
+          : new CallCancellation(stoppedBy),
+      );
     },
   },
 });
@@ -145,6 +159,7 @@ const machine = sessionSetup.createMachine({
     committing: undefined,
     stream: undefined,
     stopped: undefined,
+    stoppedBy: undefined,
     wentIdle: false,
   }),
   states: {

@@ -91,7 +91,7 @@ function runCall(
   observe(observer, (o) => o.toolCallStarted?.(call));
   return link.start(call).then((outcome): IndexedReview => {
     const review = outcome.kind !== "executed"
-      ? reviewOfEarlyEnd(call, policy.cancellationResponse, outcome)
+      ? reviewOfEarlyEnd(call, policy, outcome)
       : policy.result === "skip"
       ? withheldResultReview(call)
       : acceptedReview(call.name, outcome.response);

@@ -11,6 +11,8 @@
 
 import { acceptedReview, replacedReview, type Review } from "../review/review.ts";
 import type { ExecutionOutcome } from "../service/executor.ts";
+import type { CancellationCause } from "../service/call_cancellation.ts";
+import type { ToolPolicy } from "./turn_dependencies.ts";
 import { readCallArguments } from "../review/read_call_arguments.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import { ByteSize } from "../size/byte_size.ts";
@@ -48,9 +50,52 @@ export function failedReview(call: ToolCall, reason: string): Review {
   return errorReview(call, `tool call failed: ${reason}`);
 }
 
-/** The call was cancelled: the tool's configured cancellation response. */
-export function cancelledReview(call: ToolCall, cancellationResponse: string): Review {
-  return errorReview(call, cancellationResponse);
+/** The call was cancelled: `text` is {@linkcode cancellationText}'s (or the tool's configured response). */
+export function cancelledReview(call: ToolCall, text: string): Review {
+  return errorReview(call, text);
+}
+
+/** What {@linkcode cancellationText} reads of a tool's policy. */
+export type CancellationPolicy = Pick<
+  ToolPolicy,
+  "cancellationResponse" | "cancellationResponseIsDefault"
+>;
+
+/**
+ * What a cancelled call is recorded (and delivered) with: the tool's
+ * `cancellation_response` when the config sets one; else, when the
+ * cancellation says who cancelled, {@linkcode causedCancellationText};
+ * else the default `cancellation_response` ("The user cancelled this tool call.").
+ */
+export function cancellationText(
+  policy: CancellationPolicy,
+  cause: CancellationCause | undefined,
+): string {
+  return cause !== undefined && policy.cancellationResponseIsDefault === true
+    ? causedCancellationText(cause)
+    : policy.cancellationResponse;
+}
+
+/**
+ * A cancellation in the words of its cause (exact; people and scripts match on them):
+ *
+ * - the client cancelled: `This tool call was cancelled by the client.`, or
+ *   with its reason `This tool call was cancelled by the client: "Request timed out".`
+ *   (quoted as a JSON string, at most {@linkcode MAX_QUOTED_ARGUMENT_CHARS} characters);
+ * - the client went away: `This tool call was cancelled: the client disconnected (its session ended).`;
+ * - the gateway shut down: `This tool call was cancelled: spillway serve is shutting down (terminated (SIGTERM)).`
+ */
+export function causedCancellationText(cause: CancellationCause): string {
+  switch (cause.by) {
+    case "client":
+      return cause.reason === undefined || cause.reason === ""
+        ? "This tool call was cancelled by the client."
+        : `This tool call was cancelled by the client: ${quoted(cause.reason)}.`;
+    case "disconnect":
+      return "This tool call was cancelled: the client disconnected (its session ended).";
+    case "shutdown":
+      return `This tool call was cancelled: ${visible(cause.reason)}.`;
+  }
 }
 
 /** The person chose "skip" at the result prompt. */
@@ -155,19 +200,19 @@ export function notRecordedMessage(callId: string, error: string): string {
 
 /**
  * The review of a call that ended before the Host saw a result: lost,
- * cancelled (the tool's `cancellation_response`) or failed. An `executed`
+ * cancelled ({@linkcode cancellationText}) or failed. An `executed`
  * outcome is accepted as it is.
  */
 export function reviewOfEarlyEnd(
   call: ToolCall,
-  cancellationResponse: string,
+  policy: CancellationPolicy,
   outcome: ExecutionOutcome,
 ): Review {
   switch (outcome.kind) {
     case "lost":
       return lostReview(call, outcome.reason);
     case "cancelled":
-      return cancelledReview(call, cancellationResponse);
+      return cancelledReview(call, cancellationText(policy, outcome.cause));
     case "failed":
       return failedReview(call, outcome.reason);
     case "executed":

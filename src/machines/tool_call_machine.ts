@@ -138,7 +138,7 @@ const toolCallSetup = setup({
     },
     storeOffered: assign((_, offered: ExecutionOutcome) => ({ offered })),
     settleEarlyEnd: assign(({ context }, outcome: ExecutionOutcome) => ({
-      review: reviewOfEarlyEnd(context.call, context.input.policy.cancellationResponse, outcome),
+      review: reviewOfEarlyEnd(context.call, context.input.policy, outcome),
     })),
     acceptOffered: assign({
       review: ({ context }) => acceptedReview(context.call.name, offeredResponse(context)),

@@ -14,8 +14,10 @@ import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
 import { raceAbort } from "../service/race_abort.ts";
 import type { Prompter } from "./prompter.ts";
+import { CallCancellation } from "../service/call_cancellation.ts";
 import {
   approvalFailedReview,
+  cancellationText,
   cancelledReview,
   promptFailedReview,
   skippedCallReview,
@@ -66,7 +68,7 @@ export async function approveRun(
         return { review: skippedCallReview(call) };
     }
   } catch (error) {
-    if (cancel.aborted) return { review: cancelledReview(call, policy.cancellationResponse) };
+    if (cancel.aborted) return { review: cancelledReview(call, interrupted(policy, cancel)) };
     return { review: approvalFailedReview(call, reasonText(error)) };
   }
 }
@@ -103,7 +105,12 @@ export async function promptResult(
         return skippedResultReview(call);
     }
   } catch (error) {
-    if (cancel.aborted) return cancelledReview(call, policy.cancellationResponse);
+    if (cancel.aborted) return cancelledReview(call, interrupted(policy, cancel));
     return promptFailedReview(call, reasonText(error));
   }
+}
+
+/** What a prompt interrupted by `cancel` records: the cause it was stopped for, if it says. */
+function interrupted(policy: ToolPolicy, cancel: AbortSignal): string {
+  return cancellationText(policy, CallCancellation.causeOf(cancel.reason));
 }

@@ -45,6 +45,14 @@ export interface ToolPolicy {
   readonly outputSchema?: OutputSchema;
   /** Recorded (as an error response) when the user cancels the call. */
   readonly cancellationResponse: string;
+  /**
+   * Whether `cancellationResponse` is the built-in default, no layer of the
+   * config having set it. A cancellation that says who cancelled (a gateway
+   * client, its disconnection, the gateway's shutdown) is then recorded in
+   * its own words; a configured `cancellation_response` always wins.
+   * Default: `false`.
+   */
+  readonly cancellationResponseIsDefault?: boolean;
 }
 
 /** Resolves a tool's policy (the runtime wires `config.tool(name)` into it). */

@@ -33,6 +33,7 @@ export function cachedPolicies(
         sizeThreshold: tool.sizeThreshold(),
         truncation: tool.truncation(),
         cancellationResponse: tool.cancellationResponse(),
+        cancellationResponseIsDefault: tool.origin("cancellation_response") === "default",
       };
       if (adjust !== undefined) policy = adjust(name, policy);
       cache.set(name, policy);

@@ -20,6 +20,7 @@ import { getLogger } from "@logtape/logtape";
 import type { BlobOwners } from "../blobs/blob_owners.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { CallPipeline, type CallToolOptions } from "./call_pipeline.ts";
+import type { CallCancellation } from "./call_cancellation.ts";
 import type { Acknowledgement } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
 import type { ParkWaiter } from "./_park_waiters.ts";
@@ -218,7 +219,7 @@ export class ExecutionService {
    *
    * @returns `false` when the call is already parked (nothing to cancel)
    */
-  cancel(callId: string, reason = "cancelled"): boolean {
+  cancel(callId: string, reason: string | CallCancellation = "cancelled"): boolean {
     return this.#lot.cancel(callId, reason);
   }
 
@@ -231,8 +232,12 @@ export class ExecutionService {
     await Promise.allSettled(this.#options.sources.map((source) => source.release?.(principal)));
   }
 
-  /** Cancels every running call of client session `session` (`spillway serve`). */
-  cancelSession(session: string, reason: string): void {
+  /**
+   * Cancels every running call of client session `session` (`spillway
+   * serve`); a {@linkcode CallCancellation} says why, for the recorded
+   * responses.
+   */
+  cancelSession(session: string, reason: string | CallCancellation): void {
     this.#lot.cancelSession(session, reason);
   }
 

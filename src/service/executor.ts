@@ -9,6 +9,7 @@
 
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
+import type { CancellationCause } from "./call_cancellation.ts";
 
 /** Which barrier an executed call is parked on. */
 export type BarrierKind = "record" | "review";
@@ -24,8 +25,12 @@ export type ExecutionOutcome =
   | { readonly kind: "executed"; readonly response: ToolCallResponse }
   /** The tool source died mid-call (process exit, upstream crash). */
   | { readonly kind: "lost"; readonly reason: string }
-  /** The call was cancelled (abort signal, Ctrl-C, timeout). */
-  | { readonly kind: "cancelled"; readonly reason: string }
+  /**
+   * The call was cancelled (abort signal, Ctrl-C, timeout); `cause` says by
+   * whom when the canceller said so (a gateway client, its disconnection,
+   * the gateway's shutdown: `CallCancellation`).
+   */
+  | { readonly kind: "cancelled"; readonly reason: string; readonly cause?: CancellationCause }
   /** The runtime failed to run the call at all (transport fault, unknown tool). */
   | { readonly kind: "failed"; readonly reason: string };
 

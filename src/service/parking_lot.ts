@@ -16,6 +16,7 @@ import { DeliverySlices } from "./_delivery_slices.ts";
 import { type ParkWaiter, ParkWaiters } from "./_park_waiters.ts";
 import { type CallerSide, handOver, type ParkChannel } from "./_hand_over.ts";
 import type { Acknowledgement } from "./executor.ts";
+import type { CallCancellation } from "./call_cancellation.ts";
 import type { ParkedCall } from "./parked_call.ts";
 import {
   assertParkedCallStep,
@@ -36,7 +37,7 @@ export class ParkingLot {
   /** Cancellations of calls that have not arrived, and the channel they came from, if any. */
   readonly #pendingCancels = new Map<
     string,
-    { reason: string; channel: ParkChannel | undefined }
+    { reason: string | CallCancellation; channel: ParkChannel | undefined }
   >();
   readonly #slices = new DeliverySlices<AcknowledgedCall>((call) => this.#handOver(call));
   /** Calls not yet released, counting those whose result is being handed over. */
@@ -132,7 +133,7 @@ export class ParkingLot {
    *
    * @returns `false` when the call is past running (nothing to cancel)
    */
-  cancel(callId: string, reason: string, from?: ParkChannel): boolean {
+  cancel(callId: string, reason: string | CallCancellation, from?: ParkChannel): boolean {
     const call = this.#calls.get(callId);
     if (call === undefined) {
       this.#pendingCancels.set(callId, { reason, channel: from });
@@ -145,7 +146,7 @@ export class ParkingLot {
   }
 
   /** Cancels every running call of client session `session`. */
-  cancelSession(session: string, reason: string): void {
+  cancelSession(session: string, reason: string | CallCancellation): void {
     for (const [callId, call] of this.#calls) {
       if (call.state === "running" && call.session === session) this.cancel(callId, reason);
     }

@@ -9,6 +9,7 @@
 
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { reasonText } from "../errors/reason_text.ts";
+import { CallCancellation } from "./call_cancellation.ts";
 import type { ResolvedRoute } from "./tool_routes.ts";
 import type { Acknowledgement, ExecutionOutcome } from "./executor.ts";
 import { type CallToolResult, CallToolResultSchema } from "./sdk.ts";
@@ -79,9 +80,15 @@ export async function runSourceCall(
   signal: AbortSignal,
   extra: Omit<ToolCallOptions, "signal"> = {},
 ): Promise<SourceCallEnd> {
-  const cancelled = (): SourceCallEnd => ({
-    outcome: { kind: "cancelled", reason: reasonText(signal.reason) },
-  });
+  const cancelled = (): SourceCallEnd => {
+    const cause = CallCancellation.causeOf(signal.reason);
+    const reason = reasonText(signal.reason);
+    return {
+      outcome: cause === undefined
+        ? { kind: "cancelled", reason }
+        : { kind: "cancelled", reason, cause },
+    };
+  };
   const { source, sourceTool } = route;
   try {
     if (signal.aborted) return cancelled();
