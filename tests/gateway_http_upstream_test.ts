@@ -8,7 +8,10 @@
  */
 
 import assert from "node:assert/strict";
-import { CreateMessageRequestSchema } from "../src/service/sdk.ts";
+import {
+  CreateMessageRequestSchema,
+  ToolListChangedNotificationSchema,
+} from "../src/service/sdk.ts";
 import { startHttpGateway, StreamLines, textOf, UPSTREAM } from "./gateway_fixtures.ts";
 
 const HEADER = "X-Upstream-Key";
@@ -83,13 +86,20 @@ Deno.test("an HTTP upstream's tools are served, capped, recorded; its relays rea
   }
 });
 
-Deno.test("an HTTP upstream without its header: the start fails saying why", async () => {
+Deno.test("an HTTP upstream without its header: the start is reported saying why, and the gateway serves without it", async () => {
   const upstream = await startUpstream();
+  const warnings: string[] = [];
   try {
-    await assert.rejects(
-      () => startHttpGateway({ config: config(upstream.port, "wrong") }),
-      /^SpillwayError: cannot start upstream server mcp\.web: http:\/\/127\.0\.0\.1:\d+\/mcp: it answered HTTP 401 \(Error POSTing to endpoint: missing header\)$/,
+    await using gw = await startHttpGateway({
+      config: config(upstream.port, "wrong"),
+      gateway: { warn: (message) => warnings.push(message) },
+    });
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+    assert.match(
+      warnings[0] as string,
+      /^cannot start upstream server mcp\.web: http:\/\/127\.0\.0\.1:\d+\/mcp: it answered HTTP 401 \(Error POSTing to endpoint: missing header\); spillway serve goes on without its tools and starts it again in the background$/,
     );
+    assert.deepEqual(gw.gateway.tools.map((tool) => tool.name), []);
   } finally {
     await upstream.stop();
   }
@@ -116,8 +126,12 @@ Deno.test("an HTTP upstream: a hang ends at the timeout; while it is gone calls 
     true,
     "tool call lost: upstream server mcp.web stopped answering (connection refused) during the call",
   ]);
+  // It restarts in the background: once it is reached again, the client is told.
+  const relisted = Promise.withResolvers<void>();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => relisted.resolve());
   upstream = await startUpstream(port);
   try {
+    await relisted.promise;
     const back = await client.callTool({ name: "test_simple_text", arguments: {} });
     assert.equal(textOf(back), "This is a simple text response for testing.");
     assert.deepEqual(warnings, [

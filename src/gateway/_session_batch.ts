@@ -48,6 +48,7 @@ export function batchPhaseInput(
     })),
     policyFor: input.policyFor,
     available: input.available(),
+    unavailableNote: input.unavailableNote?.(),
     prompter: input.prompter,
     stream: requestsFirst(stream, requests),
     noticeSink: input.noticeSink,

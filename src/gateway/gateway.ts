@@ -27,6 +27,7 @@ import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
 import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import { LateUpstreamSource } from "../service/upstream/late_upstream_source.ts";
 import type { BarrierKind } from "../service/executor.ts";
 import type { Server, ServerCapabilities, Tool, Transport } from "../service/sdk.ts";
 import type { ByteSize } from "../size/byte_size.ts";
@@ -160,6 +161,9 @@ export class Gateway {
   #nextCall = 0;
   #closing: Promise<void> | undefined;
 
+  /** The upstream servers, each of which may not answer yet. */
+  #late: readonly LateUpstreamSource[] = [];
+
   private constructor(options: GatewayOptions, service: ExecutionService, policyFor: PolicyFor) {
     this.#options = options;
     this.#service = service;
@@ -185,10 +189,12 @@ export class Gateway {
   }
 
   /**
-   * Starts the tool sources and lists their tools.
+   * Starts the tool sources and lists their tools. An upstream server that
+   * cannot start (in its `startup_timeout`) is reported through `warn` and
+   * started again in the background; its tools are served once it answers.
    *
-   * @throws {SpillwayError} `config_invalid`, `tool_unavailable` (an upstream
-   *   server cannot start), `terminal_required` (an `ask`/`edit` tool without a prompter)
+   * @throws {SpillwayError} `config_invalid`, `terminal_required` (an
+   *   `ask`/`edit` tool without a prompter)
    */
   static async start(options: GatewayOptions): Promise<Gateway> {
     const { config } = options;
@@ -209,19 +215,29 @@ export class Gateway {
       ...(options.upstreamStderr === undefined ? {} : { upstreamStderr: options.upstreamStderr }),
       ...(options.warn === undefined ? {} : { warn: options.warn }),
       relayInquiries: true,
+      // A server that is down is started again by itself (late_upstream_source.ts).
+      restart: { when: "background" },
     });
+    // A server that does not answer at start (or later) does not stop the
+    // gateway: it serves the others, and that server's tools once it answers.
+    const warn = options.warn ??
+      ((message: string) => log.warn(message.replaceAll("{", "{{").replaceAll("}", "}}")));
+    const late = plan.sources.map((source) =>
+      source instanceof McpUpstreamSource ? new LateUpstreamSource(source, warn) : source
+    );
     const barrierFor = (tool: string): BarrierKind => {
       const result = policyFor(tool).result;
       return result === "ask" || result === "edit" ? "review" : "record";
     };
     const service = new ExecutionService({
-      sources: plan.sources,
+      sources: late,
       toolNames: plan.routes,
       barrierFor,
       ...(spilling === undefined ? {} : { spill: spilling.spill }),
       output: outputOptions(resolve(options.workspace), policyFor),
     });
     const gateway = new Gateway(options, service, policyFor);
+    gateway.#late = late.filter((source) => source instanceof LateUpstreamSource);
     try {
       await service.start();
       if (options.prompter === undefined) {
@@ -324,6 +340,7 @@ export class Gateway {
         ? { notice: (fact) => notices.notice({ ...fact, principal: client }) }
         : notices,
       available: () => this.#service.list().map((tool) => tool.name),
+      unavailableNote: () => notAnswering(this.#late),
       ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     });
@@ -428,3 +445,17 @@ const refusingPrompter: Prompter = {
   ask: () => Promise.reject(new Error("no terminal is attached to ask")),
   edit: () => Promise.reject(new Error("no terminal is attached to edit")),
 };
+
+/**
+ * What the answer to an unknown tool adds while upstream servers do not
+ * answer: `the tools of upstream servers that do not answer yet are not
+ * listed: cannot start upstream server mcp.x: it did not answer initialize
+ * within 30 s (it is started again in the background)`.
+ */
+function notAnswering(sources: readonly LateUpstreamSource[]): string | undefined {
+  const down = sources.flatMap((source) => source.down === undefined ? [] : [source.down]);
+  if (down.length === 0) return undefined;
+  return `the tools of upstream servers that do not answer yet are not listed: ${
+    down.join("; ")
+  } (started again in the background)`;
+}

@@ -72,6 +72,11 @@ export interface SessionHostOptions {
   readonly noticeSink: NoticeSink;
   /** The names of the tools the client is offered (listed in the answer to an unknown one). */
   readonly available: () => readonly string[];
+  /**
+   * What the answer to an unknown tool adds: which upstream servers do not
+   * answer yet, and why (their tools may be the missing one). Default: nothing.
+   */
+  readonly unavailableNote?: () => string | undefined;
   /** Receives the XState inspection events of the session and its phases (`serve --inspect FILE`). */
   readonly inspect?: (event: InspectionEvent) => void;
   /**
@@ -112,6 +117,9 @@ export class SessionHost {
         prompter,
         noticeSink,
         available,
+        ...(options.unavailableNote === undefined
+          ? {}
+          : { unavailableNote: options.unavailableNote }),
         interrupt: new AbortController(),
         ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
       },

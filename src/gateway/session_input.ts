@@ -30,6 +30,11 @@ export interface SessionInput {
   readonly noticeSink: NoticeSink;
   /** The names of the tools the client is offered (listed in the answer to an unknown one). */
   readonly available: () => readonly string[];
+  /**
+   * What the answer to an unknown tool adds: which upstream servers do not
+   * answer yet, and why (their tools may be the missing one). Default: nothing.
+   */
+  readonly unavailableNote?: () => string | undefined;
   /** Aborted on `stop`: interrupts a person reviewing a result. */
   readonly interrupt: AbortController;
   /** How long the session may sit idle before it closes itself, in ms. Default: forever. */

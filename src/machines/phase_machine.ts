@@ -71,6 +71,8 @@ export interface PhaseInput {
   readonly policyFor: PolicyFor;
   /** The tool names offered to the model (listed when it names another). */
   readonly available: readonly string[];
+  /** What the answer to an unknown tool adds (servers not answering yet). Default: nothing. */
+  readonly unavailableNote?: string | undefined;
   /** Asks a person under `ask`/`edit`. */
   readonly prompter: Prompter;
   /** Where the batch is recorded. */
@@ -231,6 +233,7 @@ const machine = phaseSetup.createMachine({
       ...(input.executor === undefined ? {} : { executor: input.executor }),
       policyFor: input.policyFor,
       available: input.available,
+      unavailableNote: input.unavailableNote,
       signal: input.signal ?? NEVER_ABORTED,
     });
     return {

@@ -129,13 +129,19 @@ export function approvalFailedReview(call: ToolCall, reason: string): Review {
 
 /**
  * No tool of that name exists. Lists the available tools when there are at
- * most {@linkcode MAX_LISTED_TOOLS}, so the assistant can correct itself.
+ * most {@linkcode MAX_LISTED_TOOLS}, so the assistant can correct itself;
+ * `note` (servers that do not answer yet, and why) follows, after `; `.
  */
-export function unavailableToolReview(call: ToolCall, available: readonly string[]): Review {
+export function unavailableToolReview(
+  call: ToolCall,
+  available: readonly string[],
+  note?: string,
+): Review {
   const listed = available.length > 0 && available.length <= MAX_LISTED_TOOLS
     ? ` (available tools: ${available.join(", ")})`
     : "";
-  return errorReview(call, `tool ${call.name} is not available${listed}`);
+  const noted = note === undefined || note === "" ? "" : `; ${note}`;
+  return errorReview(call, `tool ${call.name} is not available${listed}${noted}`);
 }
 
 /**

@@ -50,6 +50,8 @@ export interface TriageOptions {
   readonly policyFor: PolicyFor;
   /** The names advertised to the model (listed in an unavailable-tool response). */
   readonly available: readonly string[];
+  /** What an unavailable-tool response adds (servers not answering yet). Default: nothing. */
+  readonly unavailableNote?: string | undefined;
   /** The turn's signal: once aborted, no call runs. */
   readonly signal: AbortSignal;
 }
@@ -104,7 +106,7 @@ export function triageCalls(
     if (seen.has(call.id)) return answered(repeatedCallReview(call));
     seen.add(call.id);
     if (!executor.has(call.name)) {
-      return answered(unavailableToolReview(call, options.available));
+      return answered(unavailableToolReview(call, options.available, options.unavailableNote));
     }
     if (call.invalidArguments !== undefined) return answered(invalidArgumentsReview(call));
     const policy = policyOf(call.name);
@@ -126,7 +128,7 @@ export function triageCalls(
     const index = calls.length + i;
     const link = new ExecutionLink(call.id, { handle });
     if (unavailable === true) {
-      const review = unavailableToolReview(call, options.available);
+      const review = unavailableToolReview(call, options.available, options.unavailableNote);
       records.push({ index, call, route: "answered", policy: undefined, link, review });
       return;
     }

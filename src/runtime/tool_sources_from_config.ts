@@ -23,6 +23,7 @@ import { LocalToolSource, type LocalToolSpec } from "../service/local/local_tool
 import type { TimerClock } from "../service/timer_clock.ts";
 import type { ToolSource } from "../service/tool_source.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
+import type { RestartPolicy } from "../service/upstream/restart_policy.ts";
 import { childEnvironment } from "../service/subprocess/child_environment.ts";
 import { StderrWindow } from "../service/upstream/stderr_window.ts";
 import { isJsonStrategy } from "../size/truncation.ts";
@@ -73,6 +74,11 @@ export interface ToolSourcesOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The clock every source's time limits run on. Default: the real one. */
   readonly clock?: TimerClock;
+  /**
+   * When an upstream server that is down starts again (`serve`: in the
+   * background). Default: on demand, the next call or listing starts it.
+   */
+  readonly restart?: RestartPolicy;
 }
 
 /** Options of {@linkcode upstreamToolSource}. */
@@ -176,6 +182,7 @@ export function upstreamToolSource(
     ...(options.warn === undefined ? {} : { warn: options.warn }),
     relayInquiries: options.relayInquiries ?? false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.restart === undefined ? {} : { restart: options.restart }),
   };
   if (provider.type === "http") {
     return new McpUpstreamSource({ ...common, url: provider.url, headers: provider.headers });
