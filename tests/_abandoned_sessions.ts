@@ -97,14 +97,14 @@ export async function openFiles(
   pid: number,
   dir: string,
 ): Promise<{ readonly count: number; readonly under: readonly string[] }> {
-  let count = 0;
-  const under: string[] = [];
-  for await (const entry of Deno.readDir(`/proc/${pid}/fd`)) {
-    count++;
-    const target = await Deno.readLink(`/proc/${pid}/fd/${entry.name}`).catch(() => "");
-    if (target.startsWith(dir)) under.push(target);
-  }
-  return { count, under };
+  // Read by `find`: Deno lets a test read /proc/<pid> only under --allow-all.
+  const { stdout } = await new Deno.Command("find", {
+    args: [`/proc/${pid}/fd`, "-mindepth", "1", "-printf", "%l\\n"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const targets = new TextDecoder().decode(stdout).split("\n").filter((line) => line !== "");
+  return { count: targets.length, under: targets.filter((target) => target.startsWith(dir)) };
 }
 
 /** The resident memory of `pid` now, in MB. */
