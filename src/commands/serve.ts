@@ -73,6 +73,15 @@ generated and printed to stderr. --no-auth turns it off, and is refused
 unless the address is loopback. A POST larger than serve.max_request_size
 (4MB) is refused with 413; pages of loopback origins and of
 serve.allowed_origins get CORS answers (docs/security.md).
+A session that sends nothing for serve.session_idle_timeout (30m) is
+closed, and a request naming it then gets 404 (the client initializes
+anew); past serve.max_sessions (1000) open sessions an initialize gets 503
+with Retry-After. An idle session holds no file.
+
+An upstream server that does not answer within its startup_timeout is
+reported on stderr and started again in the background; the others are
+served meanwhile, and its tools once it answers (clients are told with
+notifications/tools/list_changed).
 
 Clients of their own: [serve.tokens.NAME] env = "VAR" gives client NAME its
 own token, read from $VAR (the token above is client "default"). A client's
@@ -104,7 +113,8 @@ the sizes before and after each cap, one JSON line each, each naming its
 session; spillway inspect --serve FILE shows them live.
 
 SIGINT, SIGTERM or SIGHUP: new calls are refused, running calls are
-cancelled (their cancellation_response is recorded), every result is
+cancelled (recorded as cancelled by the shutdown, unless the tool sets
+a cancellation_response), every result is
 recorded and flushed before it is delivered, the upstream servers are
 stopped, and spillway exits 0.`,
   flags: [
