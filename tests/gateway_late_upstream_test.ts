@@ -34,6 +34,9 @@ type = "stdio"
 command = ${JSON.stringify(Deno.execPath())}
 arguments = ${JSON.stringify(["run", "--quiet", "--allow-env", "--allow-read", GATED, gate])}
 startup_timeout = 1
+
+[conversation.tools.gated_echo]
+size_threshold = "1MB"
 `);
     await using serve = await spawnHttpServe([], {
       config,
@@ -44,6 +47,12 @@ startup_timeout = 1
       serve.stderr.text,
       /^warning: cannot start upstream server mcp\.slow: it did not answer initialize within 1 s; spillway serve goes on without its tools and starts it again in the background$/m,
     );
+    // Its tools being unknown, their entries are said to be unchecked, not unknown.
+    assert.match(
+      serve.stderr.text,
+      /^warning: cannot start upstream server mcp\.slow: it did not answer initialize within 1 s; its tools were not listed, so these entries were not checked: gated_echo$/m,
+    );
+    assert.doesNotMatch(serve.stderr.text, /no source provides a tool named gated_echo/);
     const client = new Client({ name: "late-test", version: "1.0.0" });
     const changed = Promise.withResolvers<void>();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());

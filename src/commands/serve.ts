@@ -252,7 +252,15 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     // A misspelled entry would apply to nothing: say so at start, then serve.
     // The file tools count as known: an entry that misspells one is told its name.
     const tools = [...gateway.tools.map((tool) => tool.name), ...BUILTIN_TOOLS.map((t) => t.name)];
-    for (const warning of unknownToolWarnings(config, { tools })) printLine(`warning: ${warning}`);
+    // The tools of a server not answering yet are unknown: its entries are not checked (it was
+    // reported already; a line of its own is left out).
+    const notConsulted = gateway.notAnswering;
+    const reported = new Set(
+      notConsulted.map(({ reason }) => `${reason}; its tools were not listed`),
+    );
+    for (const warning of unknownToolWarnings(config, { tools, notConsulted })) {
+      if (!reported.has(warning)) printLine(`warning: ${warning}`);
+    }
     for (const warning of tokens?.warnings ?? []) printLine(`warning: ${warning}`);
     if (noAuth && settings.tokens.size > 0) {
       printLine(

@@ -283,6 +283,13 @@ export class Gateway {
     return this.#limits.tools(this.#limits.ceilingOf(undefined));
   }
 
+  /** The upstream servers that do not answer now, each with why (their tools are not listed). */
+  get notAnswering(): readonly { readonly source: string; readonly reason: string }[] {
+    return this.#late.flatMap((source) =>
+      source.down === undefined ? [] : [{ source: source.name, reason: source.down }]
+    );
+  }
+
   /** The sessions connected now. */
   get sessions(): readonly GatewaySession[] {
     return [...this.#sessions.values()];
@@ -340,7 +347,7 @@ export class Gateway {
         ? { notice: (fact) => notices.notice({ ...fact, principal: client }) }
         : notices,
       available: () => this.#service.list().map((tool) => tool.name),
-      unavailableNote: () => notAnswering(this.#late),
+      unavailableNote: () => notAnsweringNote(this.#late),
       ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
       ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
     });
@@ -452,7 +459,7 @@ const refusingPrompter: Prompter = {
  * listed: cannot start upstream server mcp.x: it did not answer initialize
  * within 30 s (it is started again in the background)`.
  */
-function notAnswering(sources: readonly LateUpstreamSource[]): string | undefined {
+function notAnsweringNote(sources: readonly LateUpstreamSource[]): string | undefined {
   const down = sources.flatMap((source) => source.down === undefined ? [] : [source.down]);
   if (down.length === 0) return undefined;
   return `the tools of upstream servers that do not answer yet are not listed: ${
