@@ -112,6 +112,7 @@ export type {
   ExecutionOutcome,
   Executor,
 } from "./service/executor.ts";
+export type { CancellationCause } from "./service/call_cancellation.ts";
 
 // The configuration.
 export { parseConfig } from "./config/parse_config.ts";

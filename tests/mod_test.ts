@@ -52,6 +52,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "BuiltinToolContext",
     "ByteSize",
     "CallerRequest",
+    "CancellationCause",
     "CapJsonOptions",
     "CapJsonResult",
     "CapTextOptions",
