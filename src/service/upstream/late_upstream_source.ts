@@ -82,6 +82,11 @@ export class LateUpstreamSource implements ToolSource {
     return this.#inner.onToolsChanged?.(listener) ?? (() => {});
   }
 
+  /** Stops the connections the server keeps for `principal` (a client with no session left). */
+  async release(principal: string): Promise<void> {
+    await this.#inner.release?.(principal);
+  }
+
   /** Stops the server and its restarts. */
   close(): Promise<void> {
     return this.#inner.close();
