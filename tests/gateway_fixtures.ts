@@ -7,7 +7,8 @@
  */
 
 import { parseConfig } from "../src/config/parse_config.ts";
-import { Gateway, type GatewayOptions } from "../src/gateway/gateway.ts";
+import { Gateway } from "../src/gateway/gateway.ts";
+import type { GatewayOptions } from "../src/gateway/gateway_options.ts";
 import { type HttpServing, serveHttp, type ServeHttpOptions } from "../src/gateway/serve_http.ts";
 import type { NoticeFact } from "../src/review/notice.ts";
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";

@@ -1,148 +1,39 @@
 /**
  * `spillway serve`'s engine: the configured tool sources behind one
- * execution service, and one MCP server plus one {@linkcode SessionHost} per
- * client session. Every client call is capped, recorded in the session's
- * conversation stream and released exactly as the runtime's own calls are;
- * the transports (stdio, Streamable HTTP) only connect clients to it.
+ * execution service, and one MCP server plus one `SessionHost` per client
+ * session (`_open_session.ts`). Every client call is capped, recorded in the
+ * session's conversation stream and released exactly as the runtime's own
+ * calls are; the transports (stdio, Streamable HTTP) only connect clients to
+ * it.
  *
  * @module
  */
 
 import { getLogger } from "@logtape/logtape";
-import type { InspectionEvent } from "xstate";
 import { join, resolve } from "node:path";
-import { DEFAULT_CLIENT } from "../config/serve_config.ts";
-import type { SpillwayConfig } from "../config/spillway_config.ts";
-import { Duration } from "../config/duration.ts";
-import type { Prompter } from "../machines/prompter.ts";
-import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
-import { formatNotice } from "../review/notice.ts";
-import { sanitizeForTerminal } from "../terminal/sanitize.ts";
+import type { PolicyFor } from "../machines/turn_dependencies.ts";
 import { cachedPolicies, refuseToolsNeedingPerson } from "../runtime/tool_policies.ts";
 import { outputOptions } from "../runtime/output_options.ts";
 import { blobDirectory, spillFromConfig } from "../runtime/spill_from_config.ts";
-import type { BlobStore } from "../blobs/blob_store.ts";
 import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import { toolSourcesFromConfig } from "../runtime/tool_sources_from_config.ts";
-import type { BuiltinTool } from "../service/builtin/builtin_tool.ts";
 import { ExecutionService } from "../service/execution_service.ts";
 import { McpUpstreamSource } from "../service/upstream/mcp_upstream_source.ts";
 import { LateUpstreamSource } from "../service/upstream/late_upstream_source.ts";
 import type { BarrierKind } from "../service/executor.ts";
-import type { Server, ServerCapabilities, Tool, Transport } from "../service/sdk.ts";
-import type { ByteSize } from "../size/byte_size.ts";
+import type { ServerCapabilities, Tool, Transport } from "../service/sdk.ts";
 import { FileStreamStore } from "../stream/file_stream_store.ts";
-import { newConversationId } from "../stream/new_conversation_id.ts";
-import { ClientConversationId } from "./client_conversation_id.ts";
-import { hiddenFromFileTools } from "./hidden_from_file_tools.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
-import { createSessionServer } from "./_session_server.ts";
-import type { SessionCeiling } from "./session_ceiling.ts";
+import type { ConnectOptions } from "./connect_options.ts";
+import type { GatewayOptions } from "./gateway_options.ts";
+import type { GatewaySession } from "./gateway_session.ts";
+import { hiddenFromFileTools } from "./hidden_from_file_tools.ts";
+import { openSession } from "./_open_session.ts";
 import { SessionLimits } from "./_session_limits.ts";
-import { serveCatalog } from "./serve_catalog.ts";
+import { SessionRegistry } from "./_session_registry.ts";
 import { UpstreamCatalog } from "./upstream_catalog.ts";
-import { SessionHost } from "./session_host.ts";
-import { ClientRegistry } from "./client_registry.ts";
 
-/**
- * How often a parked call whose client sent a progress token gets a
- * keep-alive progress notification: 15 s, well inside the 60 s request
- * timeout of the MCP SDK's clients (which reset it on progress when asked).
- */
-export const PARK_PROGRESS_INTERVAL_MS = 15_000;
-
-/** Options of {@linkcode Gateway.start}. */
-export interface GatewayOptions {
-  /** The configuration (tools, thresholds, upstream servers). */
-  readonly config: SpillwayConfig;
-  /** Where conversations are recorded: `<workspace>/conversations`. */
-  readonly workspace: string;
-  /** Root of the builtin file tools and local commands. Default: the current directory. */
-  readonly cwd?: string;
-  /**
-   * The client ceiling of every session (`--client-ceiling`). Each session
-   * also gets its client's own ceiling (`session_ceiling.ts`), with
-   * `[serve.client_ceilings]` over the known ones. Default: none.
-   */
-  readonly clientCeiling?: ByteSize | undefined;
-  /** Asks a person under `ask`/`edit`. Default: none (such tools are refused at start). */
-  readonly prompter?: Prompter | undefined;
-  /** Prints notices. Default: one line on stderr each. */
-  readonly noticeSink?: NoticeSink;
-  /** The stream store. Default: files under `<workspace>/conversations`. */
-  readonly store?: StreamStore;
-  /** Where spilled outputs are kept. Default: files under `<workspace>/blobs`. */
-  readonly blobs?: BlobStore;
-  /**
-   * Builtin tools registered in code. Default: none. The file tools
-   * (`fs_list_files`, `fs_read_file`) are served only when the configuration
-   * has an entry for them.
-   */
-  readonly tools?: readonly BuiltinTool[];
-  /** Where upstream servers' stderr goes (`"inherit"`, `"null"`, or a text sink). Default `"inherit"`. */
-  readonly upstreamStderr?: "inherit" | "null" | ((text: string) => void);
-  /** Receives what a person should know (an upstream server started again). Default: the log. */
-  readonly warn?: (message: string) => void;
-  /** See {@linkcode PARK_PROGRESS_INTERVAL_MS}. Default: that constant. */
-  readonly parkProgressIntervalMs?: number;
-  /**
-   * The receiver of one session's XState inspection events (its phases), per
-   * session id (`serve --inspect FILE`). Default: none.
-   */
-  readonly inspect?: (session: string) => (event: InspectionEvent) => void;
-  /**
-   * The clients the gateway tells apart by their tokens (`default`, and each
-   * `[serve.tokens.NAME]`). Each has its own connection to every upstream
-   * server, stopped when its last session ends. With more than one, each
-   * conversation records its client and each notice names it. Default: the
-   * default client alone.
-   */
-  readonly clients?: readonly string[];
-}
-
-/** Options of {@linkcode Gateway.connect}. */
-export interface ConnectOptions {
-  /** The session id. Default: a random UUID. */
-  readonly id?: string;
-  /**
-   * The client the session belongs to: the one whose token opened it
-   * (`default`, or NAME of `[serve.tokens.NAME]`). Default: `default`.
-   */
-  readonly client?: string;
-  /**
-   * How long the session may go without a request before it closes itself
-   * (its files released, its server closed), in ms. Default: never (a
-   * stdio client's one session lasts as long as its stdin).
-   */
-  readonly idleTimeoutMs?: number;
-}
-
-/** One connected client session. */
-export interface GatewaySession {
-  /** The session id. */
-  readonly id: string;
-  /** The client it belongs to. */
-  readonly client: string;
-  /** The conversation it records into. */
-  readonly conversationId: string;
-  /** Its MCP server. */
-  readonly server: Server;
-  /**
-   * Says the client sent something other than a call (a listing, a ping):
-   * an idle session's timeout starts again.
-   */
-  touch(): void;
-  /** Disconnects it: its running calls are cancelled (and recorded as such). */
-  close(): Promise<void>;
-}
-
-/** Options of {@linkcode Gateway.connect}. */
 const log = getLogger(["spillway", "gateway"]);
-
-/** Notices name tools (from upstream servers, clients, config): one inert line each. */
-const stderrNotices: NoticeSink = {
-  notice: (fact) => console.error(sanitizeForTerminal(formatNotice(fact), { singleLine: true })),
-};
 
 /** The gateway: start it, connect clients, close it. */
 export class Gateway {
@@ -150,12 +41,10 @@ export class Gateway {
   readonly #service: ExecutionService;
   readonly #policyFor: PolicyFor;
   readonly #store: StreamStore;
-  readonly #sessions = new Map<string, GatewaySession>();
-  readonly #hosts = new Map<string, SessionHost>();
+  /** The sessions connected now, and each client's. */
+  readonly #sessions: SessionRegistry;
   /** What each session lists and enforces, by its client ceiling. */
   readonly #limits: SessionLimits;
-  /** Each client's sessions: its upstream connections go with its last one. */
-  readonly #clients: ClientRegistry;
   /** The upstream servers' prompts and resources, once listed. */
   #catalog: UpstreamCatalog | undefined;
   #nextCall = 0;
@@ -170,7 +59,7 @@ export class Gateway {
     this.#policyFor = policyFor;
     this.#store = options.store ??
       new FileStreamStore(join(resolve(options.workspace), "conversations"));
-    this.#clients = new ClientRegistry({
+    this.#sessions = new SessionRegistry({
       ...(options.clients === undefined ? {} : { clients: options.clients }),
       release: (client) => {
         // Its catalog was listed from the connections released with it.
@@ -258,19 +147,10 @@ export class Gateway {
     // An upstream's tools changed: list them anew and tell every client.
     service.onToolsChanged(() => {
       gateway.#listTools();
-      for (const session of gateway.#sessions.values()) {
-        void session.server.sendToolListChanged().catch(() => {});
-      }
+      gateway.#sessions.toolsChanged();
     });
     // A client's connection says its prompts or resources changed: tell that client's sessions.
-    gateway.#catalog.onChanged((kind, client) => {
-      for (const { server } of gateway.sessions.filter((session) => session.client === client)) {
-        const sent = kind === "prompts"
-          ? server.sendPromptListChanged()
-          : server.sendResourceListChanged();
-        void sent.catch(() => {});
-      }
-    });
+    gateway.#catalog.onChanged((kind, client) => gateway.#sessions.catalogChanged(kind, client));
     return gateway;
   }
 
@@ -292,7 +172,7 @@ export class Gateway {
 
   /** The sessions connected now. */
   get sessions(): readonly GatewaySession[] {
-    return [...this.#sessions.values()];
+    return this.#sessions.sessions;
   }
 
   /**
@@ -320,110 +200,18 @@ export class Gateway {
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<GatewaySession> {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
-    const id = options.id ?? crypto.randomUUID();
-    const client = options.client ?? DEFAULT_CLIENT;
-    // With clients of their own tokens, each one's conversations are apart and named.
-    const named = (this.#options.clients?.length ?? 1) > 1;
-    const conversationId = named ? ClientConversationId.create(client) : newConversationId();
-    const notices = this.#options.noticeSink ?? stderrNotices;
-    // The session's ceiling is its client's, known once it has initialized
-    // (read by the policies and the tool list, which only run after `server` exists).
-    let ceiling: { readonly value: SessionCeiling | undefined } | undefined;
-    const ceilingNow = () => {
-      if (ceiling !== undefined) return ceiling.value;
-      const clientInfo = server.getClientVersion();
-      const value = this.#limits.ceilingOf(clientInfo);
-      if (clientInfo !== undefined) ceiling = { value };
-      return value;
-    };
-    const host = new SessionHost({
+    return await openSession(transport, {
+      connect: options,
+      gateway: this.#options,
       service: this.#service,
-      session: id,
       store: this.#store,
-      conversationId,
-      policyFor: (tool) => this.#limits.policy(ceilingNow(), tool),
-      prompter: this.#options.prompter ?? refusingPrompter,
-      noticeSink: named
-        ? { notice: (fact) => notices.notice({ ...fact, principal: client }) }
-        : notices,
-      available: () => this.#service.list().map((tool) => tool.name),
-      unavailableNote: () => notAnsweringNote(this.#late),
-      ...(this.#options.inspect === undefined ? {} : { inspect: this.#options.inspect(id) }),
-      ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-    });
-    const server = createSessionServer({
-      session: id,
-      client,
-      service: this.#service,
-      host,
-      tools: () => this.#limits.tools(ceilingNow()),
+      limits: this.#limits,
+      registry: this.#sessions,
+      late: this.#late,
+      catalog: this.#catalog,
       capabilities: this.capabilities,
-      serverInfo: { name: "spillway", version: "0.1.0" },
       nextCallId: () => `call_${++this.#nextCall}`,
-      parkProgressIntervalMs: this.#options.parkProgressIntervalMs ?? PARK_PROGRESS_INTERVAL_MS,
-      disconnected: () => disconnected,
-      closeRequestStream: (requestId) =>
-        (transport as { closeSSEStream?: (id: typeof requestId) => void }).closeSSEStream?.(
-          requestId,
-        ),
     });
-    // Set before the SDK sees the transport close (it then aborts every
-    // request in flight): those aborts are the disconnection, not the client's.
-    let disconnected = false;
-    const onTransportClose = transport.onclose;
-    transport.onclose = () => {
-      disconnected = true;
-      onTransportClose?.();
-    };
-    let closed: Promise<void> | undefined;
-    const session: GatewaySession = {
-      id,
-      client,
-      conversationId,
-      server,
-      touch: () => host.touch(),
-      close: () => {
-        closed ??= (async () => {
-          this.#sessions.delete(id);
-          this.#hosts.delete(id);
-          // Its running calls are cancelled; the cancellations are recorded
-          // (the client is gone, but the conversation keeps what happened).
-          host.stop("the client disconnected", { by: "disconnect" });
-          await server.close();
-          await host.drained();
-          await host.close();
-          // The client's last session: its upstream servers are stopped.
-          await this.#clients.closed(client, id);
-        })();
-        return closed;
-      },
-    };
-    server.oninitialized = () => this.#limits.tell(server.getClientVersion());
-    server.onclose = () => void session.close();
-    // A session that went idle closed itself: its server goes with it.
-    void host.ended.then((end) => {
-      if (end.reason !== "idle") return;
-      log.info("session {session} closed: no request for {timeout} (serve.session_idle_timeout)", {
-        session: id,
-        timeout: Duration.fromMs(options.idleTimeoutMs ?? 0).toString(),
-      });
-      void session.close();
-    });
-    // What the transport or the protocol could not handle (a line that is not
-    // JSON-RPC, a reply to nothing) is skipped; `-v` shows it.
-    server.onerror = (error) => log.warn("session {session}: {error}", { session: id, error });
-    this.#sessions.set(id, session);
-    this.#hosts.set(id, host);
-    this.#clients.opened(client, id);
-    if (this.#catalog !== undefined) {
-      serveCatalog(server, this.#catalog, {
-        blobs: this.#service.blobStore,
-        owners: this.#service.blobOwners,
-        principal: client,
-      });
-    }
-    await server.connect(transport);
-    return session;
   }
 
   /**
@@ -438,31 +226,12 @@ export class Gateway {
    */
   close(reason = "spillway serve is shutting down"): Promise<void> {
     this.#closing ??= (async () => {
-      const hosts = [...this.#hosts.values()];
+      const hosts = this.#sessions.hosts;
       for (const host of hosts) host.stop(reason, { by: "shutdown", reason });
       await Promise.allSettled(hosts.map((host) => host.drained()));
       await this.#service.close();
-      await Promise.allSettled([...this.#sessions.values()].map((session) => session.close()));
+      await Promise.allSettled(this.#sessions.sessions.map((session) => session.close()));
     })();
     return this.#closing;
   }
-}
-
-const refusingPrompter: Prompter = {
-  ask: () => Promise.reject(new Error("no terminal is attached to ask")),
-  edit: () => Promise.reject(new Error("no terminal is attached to edit")),
-};
-
-/**
- * What the answer to an unknown tool adds while upstream servers do not
- * answer: `the tools of upstream servers that do not answer yet are not
- * listed: cannot start upstream server mcp.x: it did not answer initialize
- * within 30 s (it is started again in the background)`.
- */
-function notAnsweringNote(sources: readonly LateUpstreamSource[]): string | undefined {
-  const down = sources.flatMap((source) => source.down === undefined ? [] : [source.down]);
-  if (down.length === 0) return undefined;
-  return `the tools of upstream servers that do not answer yet are not listed: ${
-    down.join("; ")
-  } (started again in the background)`;
 }

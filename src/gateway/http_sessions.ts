@@ -16,7 +16,8 @@
 import { reasonText } from "../errors/reason_text.ts";
 import { Duration } from "../config/duration.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../service/sdk.ts";
-import type { Gateway, GatewaySession } from "./gateway.ts";
+import type { Gateway } from "./gateway.ts";
+import type { GatewaySession } from "./gateway_session.ts";
 
 /** Options of {@linkcode HttpSessions}. */
 export interface HttpSessionsOptions {

@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { Gateway, GatewaySession } from "./gateway.ts";
+import type { Gateway } from "./gateway.ts";
+import type { GatewaySession } from "./gateway_session.ts";
 import { LineStdioServerTransport } from "./line_stdio_server_transport.ts";
 
 /** A running stdio session. */
