@@ -16,8 +16,6 @@ import {
   TOOL_CONFIG_KEYS,
   type ToolConfigKey,
 } from "../config/tool_settings.ts";
-import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
-import { PUBLIC_BASE_URLS } from "../config/llm_provider_config.ts";
 import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { listConfiguredTools } from "../runtime/list_configured_tools.ts";
 import { plural } from "../terminal/plural.ts";
@@ -25,11 +23,15 @@ import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import { CONFIG_FLAGS, configOptionsFromFlags, MODEL_FLAG, OUTPUT_FLAGS } from "./_common_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
-import { formatTable } from "./_table.ts";
 import type { TruncationStrategy } from "../size/truncation.ts";
 import { sanitizeForTerminal } from "../terminal/sanitize.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import { reachStore, type StoreReach, storeSection } from "./_store_section.ts";
+import { modelSection } from "./_model_section.ts";
+import { providersSection } from "./_providers_section.ts";
+import { quoteArg } from "./_quote_arg.ts";
+import { safeTable } from "./_safe_table.ts";
+import { serveSection } from "./_serve_section.ts";
 import { resolve } from "node:path";
 
 /** How each `truncation` is shown: the json cuts say what they do with text that is not JSON. */
@@ -249,179 +251,9 @@ function showFrom(
   return tool.name === "*" || tool.hasOwn(key) ? place : `${place} ('*')`;
 }
 
-/**
- * The model and its API: where it is reached and which variable holds the
- * key. Only whether that variable is set is shown, never its value.
- */
-function modelSection(
-  config: SpillwayConfig,
-  env: Readonly<Record<string, string | undefined>>,
-  shorten: (path: string) => string,
-): string {
-  const from = (origin: string | undefined) =>
-    origin === undefined || origin === "default" || origin.startsWith("--")
-      ? origin ?? "default"
-      : shorten(origin);
-  const model = config.model();
-  const rows = [["SETTING", "VALUE", "FROM"]];
-  if (model.value.provider === "script") {
-    rows.push([
-      "assistant.model.id",
-      `${model.text} (the scripted provider: query needs --script FILE)`,
-      from(model.origin),
-    ]);
-    return `Model:\n${formatTable(rows)}`;
-  }
-  const provider = config.llmProvider(model.value.provider);
-  const key = (name: string) => `providers.llm.${provider.name}.${name}`;
-  rows.push(["assistant.model.id", model.text, from(model.origin)]);
-  rows.push([
-    key("base_url"),
-    provider.baseUrl ?? `${PUBLIC_BASE_URLS[provider.name]} (public endpoint)`,
-    from(provider.origins["base_url"]),
-  ]);
-  const set = (env[provider.apiKeyEnv] ?? "") !== "";
-  const state = set
-    ? "set"
-    : provider.baseUrl === undefined
-    ? "not set"
-    : "not set: no key is sent";
-  rows.push([
-    key("api_key_env"),
-    `${provider.apiKeyEnv} (${state})`,
-    from(provider.origins["api_key_env"]),
-  ]);
-  if (provider.maxTokens !== undefined) {
-    rows.push([
-      key("max_tokens"),
-      String(provider.maxTokens),
-      from(provider.origins["max_tokens"]),
-    ]);
-  }
-  return `Model:\n${formatTable(rows)}`;
-}
-
-/**
- * `[serve]`, when any of it is set (most configurations never serve). Like
- * the model's key, only whether each token variable is set is shown: the
- * default client's and every `[serve.tokens.NAME]` client's.
- */
-function serveSection(
-  config: SpillwayConfig,
-  env: Readonly<Record<string, string | undefined>>,
-  shorten: (path: string) => string,
-): string[] {
-  const {
-    clientCeiling,
-    clientCeilings,
-    tokenEnv,
-    tokens,
-    allowedOrigins,
-    maxRequestSize,
-    sessionIdleTimeout,
-    maxSessions,
-  } = config.serve();
-  const settings = [
-    clientCeiling,
-    tokenEnv,
-    allowedOrigins,
-    maxRequestSize,
-    sessionIdleTimeout,
-    maxSessions,
-    ...clientCeilings.values(),
-    ...tokens.values(),
-  ];
-  if (settings.every((setting) => setting === undefined || setting.origin === "default")) return [];
-  const from = (origin: string) =>
-    origin === "default" || origin.startsWith("--") ? origin : shorten(origin);
-  const rows = [["SETTING", "VALUE", "FROM"]];
-  rows.push([
-    "serve.client_ceiling",
-    clientCeiling?.value.toString() ?? "none",
-    from(clientCeiling?.origin ?? "default"),
-  ]);
-  for (const [name, ceiling] of clientCeilings) {
-    rows.push([
-      `serve.client_ceilings.${/^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name)}`,
-      ceiling.value.toString(),
-      from(ceiling.origin),
-    ]);
-  }
-  const set = (variable: string) => (env[variable] ?? "") !== "" ? "set" : "not set";
-  rows.push([
-    "serve.token_env",
-    `${tokenEnv.value} (${set(tokenEnv.value)})`,
-    from(tokenEnv.origin),
-  ]);
-  // Each client's own token: which variable holds it, and whether it is set (never its value).
-  for (const [client, variable] of tokens) {
-    rows.push([
-      `serve.tokens.${client}.env`,
-      `${variable.value} (${set(variable.value)})`,
-      from(variable.origin),
-    ]);
-  }
-  rows.push([
-    "serve.allowed_origins",
-    allowedOrigins.value.length === 0 ? "none" : allowedOrigins.value.join(", "),
-    from(allowedOrigins.origin),
-  ]);
-  rows.push([
-    "serve.max_request_size",
-    maxRequestSize.value.toString(),
-    from(maxRequestSize.origin),
-  ]);
-  rows.push([
-    "serve.session_idle_timeout",
-    sessionIdleTimeout.value.toString(),
-    from(sessionIdleTimeout.origin),
-  ]);
-  rows.push(["serve.max_sessions", String(maxSessions.value), from(maxSessions.origin)]);
-  return [`Serve:\n${formatTable(rows)}`];
-}
-
-function providersSection(
-  providers: readonly McpProviderConfig[],
-  shorten: (path: string) => string,
-): string {
-  if (providers.length === 0) return "MCP servers (providers.mcp): none\n";
-  const rows = [["NAME", "TYPE", "TARGET", "FROM"]];
-  for (const provider of providers) {
-    const from = provider.origins["type"] ?? "";
-    let target: string;
-    if (provider.type === "http") {
-      target = provider.url;
-    } else {
-      target = [provider.command, ...provider.arguments].map(quoteArg).join(" ");
-      // Names only: environment values are often tokens.
-      const names = Object.keys(provider.environment);
-      if (names.length > 0) target += `  (env: ${names.join(", ")})`;
-      if (provider.passEnv.length > 0) target += `  (pass_env: ${provider.passEnv.join(", ")})`;
-    }
-    if (provider.origins["startup_timeout"] !== undefined) {
-      target += `  (startup_timeout: ${provider.startupTimeoutMs / 1000} s)`;
-    }
-    rows.push([provider.name, provider.type, target, from === "--cfg" ? from : shorten(from)]);
-  }
-  return `MCP servers (providers.mcp):\n${safeTable(rows)}`;
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
-}
-
 function shortString(text: string): string {
   const quoted = JSON.stringify(text);
   return quoted.length <= 60 ? quoted : `${quoted.slice(0, 58)}…"`;
-}
-
-/**
- * Every table of the report passes here. Cells hold outside text (tool and
- * server names, commands, paths, config values): each is made safe for the
- * terminal and kept on one line before the columns are measured.
- */
-function safeTable(rows: readonly (readonly string[])[]): string {
-  return formatTable(rows.map((row) => row.map((cell) => sanitizeForTerminal(cell, SINGLE_LINE))));
 }
 
 const SINGLE_LINE = { singleLine: true } as const;
