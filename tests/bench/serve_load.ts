@@ -188,7 +188,12 @@ if (differ + missing + failed > 0 || latencies.length !== CLIENTS * CALLS) {
   problems.push(`load: ${differ} differ, ${missing} missing, ${failed} failed`);
 }
 
-if (loadOnly) Deno.exit(problems.length > 0 ? 1 : 0);
+if (loadOnly) {
+  // Deno.exit skips the disposal of `serve`: stop the gateway (and its upstream) first.
+  await serve[Symbol.asyncDispose]();
+  if (problems.length > 0) console.error(problems.join("\n"));
+  Deno.exit(problems.length > 0 ? 1 : 0);
+}
 
 // 2. 1,000 sessions opened, a call each, abandoned.
 const closedLine = /session "?[0-9a-f-]{36}"? closed: no request for "?5s"?/;
