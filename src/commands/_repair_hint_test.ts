@@ -33,9 +33,9 @@ Deno.test("repairHint() names the --config files in their order, as the shell re
     repairHint(["20261130-100000-bbbbbb"], { tools: "cap" }, {
       dir: "/repo/.spillway",
       cwd: "/repo",
-      configFiles: ["store.toml", "/etc/spillway/my store.toml", "../shared.toml"],
+      configFiles: ["store.toml", "/etc/spillway/my store.toml", "../team.toml"],
     }),
     HEAD +
-      "  deno task spillway conversation compact --tools=cap --config store.toml --config '/etc/spillway/my store.toml' --config /shared.toml 20261130-100000-bbbbbb\n",
+      "  deno task spillway conversation compact --tools=cap --config store.toml --config '/etc/spillway/my store.toml' --config /team.toml 20261130-100000-bbbbbb\n",
   );
 });
