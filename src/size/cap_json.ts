@@ -12,7 +12,7 @@
 import { capText, type CapTextResult, truncationMarker, utf8Length } from "./cap_text.ts";
 import { cutJsonValue } from "./cut_json_value.ts";
 import type { JsonFallback } from "./json_fallback.ts";
-import { isWholeWindow, type TextWindow } from "./text_window.ts";
+import { type TextWindow, wholeTextOf } from "./text_window.ts";
 import type { JsonTruncationStrategy } from "./truncation.ts";
 
 /** How {@linkcode capJson} cuts; every field is optional. */
@@ -77,11 +77,8 @@ export function capJson(
   const whole = typeof input === "string";
   const originalBytes = whole ? utf8Length(input) : input.bytes;
   if (originalBytes <= capBytes) {
-    if (whole) return { text: input, truncated: false, originalBytes, bytes: originalBytes };
-    if (!isWholeWindow(input)) {
-      throw new RangeError(`a window of ${originalBytes} bytes that fits must hold the whole text`);
-    }
-    return { text: input.head + input.tail, truncated: false, originalBytes, bytes: originalBytes };
+    const text = whole ? input : wholeTextOf(input);
+    return { text, truncated: false, originalBytes, bytes: originalBytes };
   }
   const reference = options.reference === undefined ? "" : "\n" + options.reference;
   const markerPart = "\n" + truncationMarker(originalBytes, capBytes) + reference;

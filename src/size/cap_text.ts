@@ -11,7 +11,7 @@
 import { Buffer } from "node:buffer";
 import { ByteSize } from "./byte_size.ts";
 import { longestHead, longestTail, NO_EDGE } from "./_utf8_edges.ts";
-import { isWholeWindow, type TextWindow } from "./text_window.ts";
+import { type TextWindow, wholeTextOf } from "./text_window.ts";
 import { DEFAULT_HEAD_PERCENT, type TextTruncationStrategy } from "./truncation.ts";
 
 /** What a cut produced. */
@@ -126,11 +126,8 @@ export function capText(
   const whole = typeof input === "string";
   const originalBytes = whole ? utf8Length(input) : input.bytes;
   if (originalBytes <= capBytes) {
-    if (whole) return { text: input, truncated: false, originalBytes, bytes: originalBytes };
-    if (!isWholeWindow(input)) {
-      throw new RangeError(`a window of ${originalBytes} bytes that fits must hold the whole text`);
-    }
-    return { text: input.head + input.tail, truncated: false, originalBytes, bytes: originalBytes };
+    const text = whole ? input : wholeTextOf(input);
+    return { text, truncated: false, originalBytes, bytes: originalBytes };
   }
   const headSource = whole ? input : input.head;
   const tailSource = whole ? input : input.tail === "" ? input.head : input.tail;

@@ -46,3 +46,22 @@ export function isWholeWindow(window: TextWindow): boolean {
   return Buffer.byteLength(window.head, "utf8") + Buffer.byteLength(window.tail, "utf8") ===
     window.bytes;
 }
+
+/**
+ * The whole text a window holds, when it holds all of it; a window that
+ * fits its cap but has lost its middle is a caller's error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { wholeTextOf } from "./text_window.ts";
+ * assert.equal(wholeTextOf({ head: "ab", tail: "c", bytes: 3 }), "abc");
+ * assert.throws(() => wholeTextOf({ head: "a", tail: "c", bytes: 3 }), RangeError);
+ * ```
+ */
+export function wholeTextOf(window: TextWindow): string {
+  if (!isWholeWindow(window)) {
+    throw new RangeError(`a window of ${window.bytes} bytes that fits must hold the whole text`);
+  }
+  return window.head + window.tail;
+}
