@@ -23,6 +23,7 @@
 
 import { join } from "node:path";
 import postgres from "postgres";
+import { freePort } from "./_free_port.ts";
 
 /** The superuser every test cluster is created with. */
 export const PG_USER = "spillway";
@@ -170,13 +171,6 @@ async function run(bin: string, program: string, args: string[]): Promise<void> 
     const text = new TextDecoder().decode(output.stderr) + new TextDecoder().decode(output.stdout);
     throw new Error(`${program} ${args.join(" ")} failed (${output.code}):\n${text}`);
   }
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 async function launch(): Promise<PostgresServer> {

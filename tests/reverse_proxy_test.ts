@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./_free_port.ts";
 import { startHttpGateway, StreamLines, textOf } from "./gateway_fixtures.ts";
 import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 
@@ -38,14 +39,6 @@ async function documentedConfig(): Promise<string> {
   const block = /```haproxy\n([\s\S]*?)```/.exec(doc)?.[1];
   assert.ok(block !== undefined, "docs/security.md has a ```haproxy block");
   return block;
-}
-
-/** A port nothing listens on now. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 Deno.test({

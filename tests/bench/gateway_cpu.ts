@@ -40,6 +40,8 @@
  */
 
 import { parseArgs } from "node:util";
+import { freePort } from "../_free_port.ts";
+import { npmBin } from "../_npm_bin.ts";
 import {
   Client,
   StdioClientTransport,
@@ -136,24 +138,6 @@ if (via === "mcp-proxy") {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
   await client.connect(transport);
   serverPid = transport.pid as number;
-}
-
-/** A peer's executable, as npx installs it (so it runs as one process we can measure). */
-async function npmBin(pkg: string, bin: string): Promise<string> {
-  const { stdout, success } = await new Deno.Command("npx", {
-    args: ["-y", "--prefer-offline", "-p", pkg, "-c", `command -v ${bin}`],
-    env: { npm_config_update_notifier: "false" },
-    stderr: "inherit",
-  }).output();
-  if (!success) throw new Error(`npx could not install ${pkg}`);
-  return new TextDecoder().decode(stdout).trim();
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 /** Waits until `port` accepts connections (a peer may print before it listens); 30 s at most. */

@@ -36,6 +36,8 @@
  */
 
 import { parseArgs } from "node:util";
+import { freePort } from "../_free_port.ts";
+import { npmBin } from "../_npm_bin.ts";
 import {
   type CallToolResult,
   Client,
@@ -72,25 +74,6 @@ await Deno.writeTextFile(config, upstreamConfig());
 const children: Deno.ChildProcess[] = [];
 const clients: Client[] = [];
 const upstream = [Deno.execPath(), ...UPSTREAM_ARGS];
-
-/** A peer's executable, as npx installs it (so it runs as one process we can stop). */
-async function npmBin(pkg: string, bin: string): Promise<string> {
-  const { stdout, success } = await new Deno.Command("npx", {
-    args: ["-y", "--prefer-offline", "-p", pkg, "-c", `command -v ${bin}`],
-    env: { npm_config_update_notifier: "false" },
-    stderr: "inherit",
-  }).output();
-  if (!success) throw new Error(`npx could not install ${pkg}`);
-  return new TextDecoder().decode(stdout).trim();
-}
-
-/** A free loopback port, for peers that take one. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 /** Starts `command args`, resolves with the first group of `pattern` in a line of its stdout or stderr. */
 async function start(command: string, args: string[], pattern: RegExp): Promise<string> {
