@@ -36,13 +36,9 @@ import {
   waitFor,
 } from "xstate";
 import { reasonText } from "../errors/reason_text.ts";
-import type { Prompter } from "../machines/prompter.ts";
-import type { NoticeSink, PolicyFor } from "../machines/turn_dependencies.ts";
 import type { ToolCall } from "../review/tool_call.ts";
-import type { ExecutionService } from "../service/execution_service.ts";
 import type { CancellationCause } from "../service/call_cancellation.ts";
 import type { CallToolResult } from "../service/sdk.ts";
-import type { StreamStore } from "../stream/stream_store.ts";
 import { ClientCall } from "./_client_call.ts";
 import {
   arrived,
@@ -52,39 +48,18 @@ import {
   ready,
   type SessionPhases,
 } from "./_session_phases.ts";
+import type { SessionInput } from "./session_input.ts";
 import { type SessionEnd, type SessionMachine, sessionMachine } from "./session_machine.ts";
 
-/** Options of {@linkcode SessionHost}. */
-export interface SessionHostOptions {
-  /** Where the session's calls run and park. */
-  readonly service: ExecutionService;
-  /** The client session id (as the service tags the calls). */
-  readonly session: string;
-  /** Where the conversation is recorded. */
-  readonly store: StreamStore;
-  /** The conversation this session records into (opened on its first commit). */
-  readonly conversationId: string;
-  /** Each tool's policy, with the client ceiling already applied. */
-  readonly policyFor: PolicyFor;
-  /** Asks a person under `ask`/`edit`. */
-  readonly prompter: Prompter;
-  /** Prints the notices of cut responses. */
-  readonly noticeSink: NoticeSink;
-  /** The names of the tools the client is offered (listed in the answer to an unknown one). */
-  readonly available: () => readonly string[];
-  /**
-   * What the answer to an unknown tool adds: which upstream servers do not
-   * answer yet, and why (their tools may be the missing one). Default: nothing.
-   */
-  readonly unavailableNote?: () => string | undefined;
+/**
+ * Options of {@linkcode SessionHost}: its `session` actor's input (the host
+ * makes the interrupt; the stream linger keeps its default), and how the
+ * actor runs. When the session closes itself after `idleTimeoutMs`,
+ * {@linkcode SessionHost.ended} says `idle`.
+ */
+export interface SessionHostOptions extends Omit<SessionInput, "interrupt" | "streamLingerMs"> {
   /** Receives the XState inspection events of the session and its phases (`serve --inspect FILE`). */
   readonly inspect?: (event: InspectionEvent) => void;
-  /**
-   * How long the session may sit idle (no call in flight) before it closes
-   * itself ({@linkcode SessionHost.ended} then says `idle`), in ms. Default:
-   * it never does.
-   */
-  readonly idleTimeoutMs?: number;
   /** The clock the session's delays run on (XState's `SimulatedClock` in tests). Default: real time. */
   readonly clock?: NonNullable<ActorOptions<SessionMachine>["clock"]>;
 }
@@ -105,30 +80,15 @@ export class SessionHost {
   /** Starts the session's actor. */
   constructor(options: SessionHostOptions) {
     this.#options = options;
-    const { service, session, store, conversationId, policyFor, prompter, noticeSink, available } =
-      options;
+    const { inspect, clock, ...input } = options;
     this.#actor = createActor(sessionMachine, {
-      input: {
-        session,
-        service,
-        store,
-        conversationId,
-        policyFor,
-        prompter,
-        noticeSink,
-        available,
-        ...(options.unavailableNote === undefined
-          ? {}
-          : { unavailableNote: options.unavailableNote }),
-        interrupt: new AbortController(),
-        ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
-      },
-      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      input: { ...input, interrupt: new AbortController() },
+      ...(inspect === undefined ? {} : { inspect }),
+      ...(clock === undefined ? {} : { clock }),
     });
     this.ended = toPromise(this.#actor).catch((error: unknown): SessionEnd => {
       // A bug in the session's own machine: said, and the session is over.
-      log.error("session {session} failed: {error}", { session, error });
+      log.error("session {session} failed: {error}", { session: input.session, error });
       return { reason: "stopped", message: reasonText(error) };
     });
     this.#actor.start();
