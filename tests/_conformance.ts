@@ -5,14 +5,64 @@
  * scenario, read back per scenario from the suite's output folder. The suite
  * runs under Deno (under Node 20 it fails to load); it has no stdio target,
  * only `--url`. Against a local server a whole revision takes about 4 s.
+ * Also: how to start the v2 conformance upstream
+ * (`tests/fixtures/gateway/conformance_v2/server.ts`) in each of its modes.
  *
  * @module
  */
 
+import { StreamLines } from "./gateway_fixtures.ts";
 import { join } from "./_paths.ts";
 
 /** The suite, as locked in deno.lock. */
 export const CONFORMANCE_SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
+
+/** The v2 conformance upstream's entry point. */
+export const UPSTREAM_V2 = new URL("./fixtures/gateway/conformance_v2/server.ts", import.meta.url)
+  .pathname;
+
+/**
+ * Deno's arguments that run the v2 conformance upstream over stdio, serving
+ * both eras; add `--protocol 2026-07-28` or `--protocol 2025-11-25` for one
+ * era, `--http 0` for HTTP (see the fixture's summary).
+ */
+export const UPSTREAM_V2_ARGS: readonly string[] = [
+  "run",
+  "--quiet",
+  "--allow-env",
+  "--allow-net=127.0.0.1",
+  "--allow-read",
+  UPSTREAM_V2,
+];
+
+/** The v2 conformance upstream serving HTTP on a free loopback port; disposing it stops it. */
+export interface HttpUpstream extends AsyncDisposable {
+  /** Its MCP endpoint, `http://127.0.0.1:PORT/mcp`. */
+  readonly url: URL;
+}
+
+/** Starts the v2 conformance upstream over HTTP with `args` (e.g. `["--protocol", "2026-07-28"]`). */
+export async function startUpstreamV2(args: readonly string[] = []): Promise<HttpUpstream> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...UPSTREAM_V2_ARGS, "--http", "0", ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = new StreamLines(child.stdout);
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await child.status;
+    await lines.ended;
+  };
+  try {
+    const [, port] = await lines.waitFor(/^listening on (\d+)$/) as [string, string];
+    return { url: new URL(`http://127.0.0.1:${port}/mcp`), [Symbol.asyncDispose]: stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
 
 /** The protocol revisions the suite has frozen requirement sets for. */
 export type Requirements = "2026-07-28" | "2025-11-25";

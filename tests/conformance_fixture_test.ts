@@ -8,40 +8,14 @@
  */
 
 import assert from "node:assert/strict";
-import { Client, SdkError } from "@modelcontextprotocol/client";
+import { Client, SdkError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type ConformanceRun, runConformance } from "./_conformance.ts";
-import { StreamLines } from "./gateway_fixtures.ts";
-
-/** The fixture's entry point. */
-const SERVER = new URL("./fixtures/gateway/conformance_v2/server.ts", import.meta.url).pathname;
-const RUN = ["run", "--quiet", "--allow-env", "--allow-net=127.0.0.1", "--allow-read", SERVER];
-
-/** Starts the fixture over HTTP with `args`; disposing it stops it. */
-async function startFixture(
-  args: readonly string[],
-): Promise<{ url: URL } & AsyncDisposable> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...RUN, "--http", "0", ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = new StreamLines(child.stdout);
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await child.status;
-    await lines.ended;
-  };
-  try {
-    const [, port] = await lines.waitFor(/^listening on (\d+)$/) as [string, string];
-    return { url: new URL(`http://127.0.0.1:${port}/mcp`), [Symbol.asyncDispose]: stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
+import {
+  type ConformanceRun,
+  runConformance,
+  startUpstreamV2,
+  UPSTREAM_V2_ARGS,
+} from "./_conformance.ts";
 
 /** Asserts a run passed its requirements: exit 0, no scored failure, `expected` among the scenarios. */
 function assertPassed(run: ConformanceRun, expected: readonly string[]): void {
@@ -76,7 +50,7 @@ const LEGACY = [
 ];
 
 Deno.test("the v2 fixture serving both eras passes the 2026-07-28 and 2025-11-25 requirements directly", async () => {
-  await using fixture = await startFixture([]);
+  await using fixture = await startUpstreamV2([]);
   const modern = await runConformance(fixture.url, { requirements: "2026-07-28" });
   assertPassed(modern, MODERN);
   // The tasks extension (SEP-2663) is run but not scored, and the SDK does not implement it.
@@ -86,7 +60,7 @@ Deno.test("the v2 fixture serving both eras passes the 2026-07-28 and 2025-11-25
 });
 
 Deno.test("the v2 fixture with --protocol 2026-07-28 passes 2026-07-28 and refuses 2025 clients", async () => {
-  await using fixture = await startFixture(["--protocol", "2026-07-28"]);
+  await using fixture = await startUpstreamV2(["--protocol", "2026-07-28"]);
   assertPassed(await runConformance(fixture.url, { requirements: "2026-07-28" }), MODERN);
   const legacy = new Client({ name: "legacy", version: "1" });
   await assert.rejects(legacy.connect(new StreamableHTTPClientTransport(fixture.url)));
@@ -94,7 +68,7 @@ Deno.test("the v2 fixture with --protocol 2026-07-28 passes 2026-07-28 and refus
 });
 
 Deno.test("the v2 fixture with --protocol 2025-11-25 passes 2025-11-25 and is a legacy server to an auto client", async () => {
-  await using fixture = await startFixture(["--protocol", "2025-11-25"]);
+  await using fixture = await startUpstreamV2(["--protocol", "2025-11-25"]);
   assertPassed(await runConformance(fixture.url, { requirements: "2025-11-25" }), LEGACY);
   const auto = new Client({ name: "auto", version: "1" }, { versionNegotiation: { mode: "auto" } });
   await auto.connect(new StreamableHTTPClientTransport(fixture.url));
@@ -114,7 +88,7 @@ Deno.test("createMcpHandler's stateless 2025 fallback (--legacy stateless) loses
   // Each 2025 POST meets a fresh server instance, so the client's answer to
   // `elicitation/create` never reaches the call waiting for it: the scenario
   // times out. Why the fixture serves 2025 with sessions by default.
-  await using fixture = await startFixture(["--legacy", "stateless"]);
+  await using fixture = await startUpstreamV2(["--legacy", "stateless"]);
   const run = await runConformance(fixture.url, {
     scenario: "tools-call-elicitation",
     specVersion: "2025-11-25",
@@ -147,7 +121,7 @@ async function stdioClient(
     await client.connect(
       new StdioClientTransport({
         command: Deno.execPath(),
-        args: [...RUN, ...args],
+        args: [...UPSTREAM_V2_ARGS, ...args],
         stderr: "ignore",
       }),
     );
