@@ -63,7 +63,8 @@ server.registerTool("echo", {
 server.registerTool("wait", {
   description: "Answers after the given number of seconds, unless the call is cancelled first.",
   inputSchema: { seconds: z.number().nonnegative().max(3600) },
-}, async ({ seconds }, { signal }) => {
+}, async ({ seconds }, ctx) => {
+  const signal = ctx.mcpReq.signal;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, seconds * 1000);
     signal.addEventListener("abort", () => {

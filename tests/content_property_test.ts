@@ -20,6 +20,7 @@ import { toToolCallResponse } from "../src/service/to_tool_call_response.ts";
 import type { ToolCallResponseEvent } from "../src/stream/events.ts";
 import { responseOfEvent, toolCallResponseEvent } from "../src/stream/tool_call_response_event.ts";
 import { withTestSeed } from "../src/testing/seed.ts";
+import { toolResultOf } from "../src/service/tool_result_of.ts";
 
 type Block = CallToolResult["content"][number];
 
@@ -102,10 +103,13 @@ Deno.test("property: recorded equals delivered block by block, and any changed n
     let sameText = 0;
     fc.assert(
       fc.property(result, fc.nat(), (mcp, how) => {
-        const response = toToolCallResponse("c", mcp);
+        const response = toToolCallResponse("c", toolResultOf(mcp));
         const recorded = recordedAndLoaded(response);
         assert.deepEqual(recorded, response, "read back as recorded");
-        assert.equal(deliveryDifference(recorded, toToolCallResponse("c", mcp)), undefined);
+        assert.equal(
+          deliveryDifference(recorded, toToolCallResponse("c", toolResultOf(mcp))),
+          undefined,
+        );
 
         const nonText = mcp.content.filter((b) => b.type !== "text");
         const structuredAlone = mcp.content.length === 0 && mcp.structuredContent !== undefined;
@@ -122,7 +126,7 @@ Deno.test("property: recorded equals delivered block by block, and any changed n
         const index = mcp.content.findIndex((b) => b.type !== "text");
         if (index < 0) return;
         const content = mcp.content.map((b, i) => i === index ? altered(b, how) : b);
-        const changed = toToolCallResponse("c", { ...mcp, content });
+        const changed = toToolCallResponse("c", toolResultOf({ ...mcp, content }));
         alteredCases++;
         if (changed.content === recorded.content) sameText++;
         assert.notEqual(deliveryDifference(recorded, changed), undefined, "the change is seen");

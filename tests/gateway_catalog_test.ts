@@ -5,8 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { ErrorCode, McpError, PromptListChangedNotificationSchema } from "../src/service/sdk.ts";
-import { ResourceListChangedNotificationSchema } from "../src/service/sdk.ts";
+import { ProtocolError, ProtocolErrorCode } from "../src/service/sdk.ts";
+
 import { startHttpGateway, textOf, upstreamConfig } from "./gateway_fixtures.ts";
 import { Milestones } from "../src/testing/tool_source_contract.ts";
 
@@ -87,28 +87,28 @@ Deno.test("a failing prompts/get or resources/read is a clear MCP error, and the
   const client = await gateway.client();
   const refused = async (request: () => Promise<unknown>, code: number, message: string) => {
     const error = await request().then(() => undefined, (error: unknown) => error);
-    assert.ok(error instanceof McpError, `expected an MCP error, got ${String(error)}`);
+    assert.ok(error instanceof ProtocolError, `expected an MCP error, got ${String(error)}`);
     assert.equal(error.code, code);
     assert.equal(error.message, `MCP error ${code}: ${message}`);
   };
   await refused(
     () => client.getPrompt({ name: "broken" }),
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     "mcp.a failed prompts/get: a cannot render broken",
   );
   await refused(
     () => client.getPrompt({ name: "nobody" }),
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     `unknown prompt "nobody"`,
   );
   await refused(
     () => client.readResource({ uri: "test://b/items/bad" }),
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     "mcp.b failed resources/read: b has no resource test://b/items/bad",
   );
   await refused(
     () => client.readResource({ uri: "test://c/x" }),
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     `unknown resource "test://c/x": no upstream server lists it or a template matching it`,
   );
   // The upstream exits: the next request starts it again.
@@ -124,8 +124,8 @@ Deno.test("an upstream's prompts and resources changing reaches the gateway's cl
   const resources = new Milestones();
   const client = await gateway.client({
     setup: (client) => {
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => prompts.add());
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resources.add());
+      client.setNotificationHandler("notifications/prompts/list_changed", () => prompts.add());
+      client.setNotificationHandler("notifications/resources/list_changed", () => resources.add());
     },
   });
   assert.equal(textOf(await client.callTool({ name: "b_add", arguments: {} })), "added");

@@ -11,13 +11,7 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type Client,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "../src/service/sdk.ts";
+import { type Client, ProtocolError } from "../src/service/sdk.ts";
 import { Milestones } from "../src/testing/tool_source_contract.ts";
 import { textOf } from "./gateway_fixtures.ts";
 import { type ClientName, clientOf, endSession, spawnClientsServe } from "./_clients.ts";
@@ -41,9 +35,9 @@ interface Watched {
 async function watched(url: URL, name: ClientName): Promise<Watched> {
   const [prompts, resources, tools] = [new Milestones(), new Milestones(), new Milestones()];
   const sdk = await clientOf(url, name, (sdk) => {
-    sdk.setNotificationHandler(PromptListChangedNotificationSchema, () => prompts.add());
-    sdk.setNotificationHandler(ResourceListChangedNotificationSchema, () => resources.add());
-    sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => tools.add());
+    sdk.setNotificationHandler("notifications/prompts/list_changed", () => prompts.add());
+    sdk.setNotificationHandler("notifications/resources/list_changed", () => resources.add());
+    sdk.setNotificationHandler("notifications/tools/list_changed", () => tools.add());
   });
   return { sdk, prompts, resources, tools };
 }
@@ -61,9 +55,9 @@ async function promptNames(session: Watched): Promise<string[]> {
 }
 
 /** The MCP error `request` fails with. */
-async function refusal(request: () => Promise<unknown>): Promise<McpError> {
+async function refusal(request: () => Promise<unknown>): Promise<ProtocolError> {
   const error = await request().then(() => undefined, (error: unknown) => error);
-  assert.ok(error instanceof McpError, `expected an MCP error, got ${String(error)}`);
+  assert.ok(error instanceof ProtocolError, `expected an MCP error, got ${String(error)}`);
   return error;
 }
 

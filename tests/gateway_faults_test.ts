@@ -177,7 +177,6 @@ Deno.test("a call parked for a person keeps its client's request alive with prog
   const messages: string[] = [];
   const result = await client.callTool(
     { name: "test_simple_text", arguments: {} },
-    undefined,
     {
       resetTimeoutOnProgress: true,
       onprogress: (update) => {

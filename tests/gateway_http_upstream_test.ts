@@ -8,10 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  CreateMessageRequestSchema,
-  ToolListChangedNotificationSchema,
-} from "../src/service/sdk.ts";
+
 import { startHttpGateway, StreamLines, textOf, UPSTREAM } from "./gateway_fixtures.ts";
 
 const HEADER = "X-Upstream-Key";
@@ -63,7 +60,7 @@ Deno.test("an HTTP upstream's tools are served, capped, recorded; its relays rea
     await using gw = await startHttpGateway({ config: config(upstream.port) });
     const client = await gw.client({
       setup: (c) =>
-        c.setRequestHandler(CreateMessageRequestSchema, () => ({
+        c.setRequestHandler("sampling/createMessage", () => ({
           role: "assistant",
           content: { type: "text", text: "from the client" },
           model: "m",
@@ -72,7 +69,7 @@ Deno.test("an HTTP upstream's tools are served, capped, recorded; its relays rea
     const big = await client.callTool({ name: "big", arguments: { bytes: 3 * 1024 * 1024 } });
     assert.ok(textOf(big).endsWith("\n... [truncated, 3.0 MB → 256.0 KB]"));
     const progress: number[] = [];
-    await client.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, {
+    await client.callTool({ name: "test_tool_with_progress", arguments: {} }, {
       onprogress: (update) => progress.push(update.progress),
     });
     assert.deepEqual(progress, [0, 50, 100]);
@@ -128,7 +125,7 @@ Deno.test("an HTTP upstream: a hang ends at the timeout; while it is gone calls 
   ]);
   // It restarts in the background: once it is reached again, the client is told.
   const relisted = Promise.withResolvers<void>();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => relisted.resolve());
+  client.setNotificationHandler("notifications/tools/list_changed", () => relisted.resolve());
   upstream = await startUpstream(port);
   try {
     await relisted.promise;

@@ -8,11 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  ToolListChangedNotificationSchema,
-} from "../src/service/sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import { join } from "./_paths.ts";
 import { spawnHttpServe, textOf, upstreamConfig } from "./gateway_fixtures.ts";
 
@@ -55,7 +51,7 @@ size_threshold = "1MB"
     assert.doesNotMatch(serve.stderr.text, /no source provides a tool named gated_echo/);
     const client = new Client({ name: "late-test", version: "1.0.0" });
     const changed = Promise.withResolvers<void>();
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+    client.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve());
     await client.connect(
       new StreamableHTTPClientTransport(serve.url as URL, {
         requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },

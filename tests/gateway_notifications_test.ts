@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { type Client, LoggingMessageNotificationSchema } from "../src/service/sdk.ts";
+import { type Client } from "../src/service/sdk.ts";
 import { textOf } from "./gateway_fixtures.ts";
 import { clientOf, endSession, spawnClientsServe } from "./_clients.ts";
 
@@ -37,7 +37,7 @@ async function logging(
     url,
     client,
     (c) =>
-      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      c.setNotificationHandler("notifications/message", (n) => {
         logs.push(n.params);
         onLog();
       }),
@@ -96,7 +96,7 @@ Deno.test("serve --http: a progress message over 64 KB reaches its caller cut wi
   await using serve = await spawnClientsServe("", { config: CONFIG });
   const alice = await clientOf(serve.url as URL, "alice");
   const messages: string[] = [];
-  await alice.callTool({ name: "progress_bytes", arguments: { bytes: 300_000 } }, undefined, {
+  await alice.callTool({ name: "progress_bytes", arguments: { bytes: 300_000 } }, {
     onprogress: (update) => void messages.push(update.message ?? ""),
   });
   assert.equal(messages.length, 1);

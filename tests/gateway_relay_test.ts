@@ -8,12 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "../src/service/sdk.ts";
+
 import { startHttpGateway, textOf } from "./gateway_fixtures.ts";
 
 Deno.test("log messages reach the client at or above the level it set", async () => {
@@ -21,7 +16,7 @@ Deno.test("log messages reach the client at or above the level it set", async ()
   const levels: string[] = [];
   const client = await gw.client({
     setup: (c) =>
-      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      c.setNotificationHandler("notifications/message", (n) => {
         levels.push(`${n.params.level} ${n.params.data}`);
       }),
   });
@@ -43,7 +38,6 @@ Deno.test("progress reaches the client on its own token, every update", async ()
   const seen: number[] = [];
   const result = await client.callTool(
     { name: "test_tool_with_progress", arguments: {} },
-    undefined,
     { onprogress: (update) => seen.push(update.progress) },
   );
   assert.equal(textOf(result), "Progress tool completed");
@@ -55,7 +49,7 @@ Deno.test("sampling and elicitation go to the client and their answers back", as
   const asked: string[] = [];
   const client = await gw.client({
     setup: (c) => {
-      c.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      c.setRequestHandler("sampling/createMessage", (request) => {
         asked.push(`sampling ${JSON.stringify(request.params.messages[0]?.content)}`);
         return {
           role: "assistant",
@@ -63,7 +57,7 @@ Deno.test("sampling and elicitation go to the client and their answers back", as
           model: "test-model",
         };
       });
-      c.setRequestHandler(ElicitRequestSchema, (request) => {
+      c.setRequestHandler("elicitation/create", (request) => {
         asked.push(`elicitation ${request.params.message}`);
         return { action: "accept", content: { username: "ada", email: "ada@example.org" } };
       });
@@ -85,7 +79,7 @@ Deno.test("sampling and elicitation go to the client and their answers back", as
 Deno.test("a declined elicitation ends the call with an error response, recorded as delivered", async () => {
   await using gw = await startHttpGateway();
   const client = await gw.client({
-    setup: (c) => c.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" })),
+    setup: (c) => c.setRequestHandler("elicitation/create", () => ({ action: "decline" })),
   });
   const result = await client.callTool({
     name: "test_elicitation",
@@ -121,7 +115,7 @@ Deno.test("an upstream's tool list change reaches the clients, and the new tool 
   const changed = Promise.withResolvers<void>();
   const client = await gw.client({
     setup: (c) =>
-      c.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve()),
+      c.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve()),
   });
   const before = (await client.listTools()).tools.map((tool) => tool.name);
   assert.ok(!before.includes("late"));

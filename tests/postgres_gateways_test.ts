@@ -159,7 +159,7 @@ balancedTest(
       const delivered: string[] = [];
       // Every client keeps one call in flight that never ends, and calls in a loop.
       const held = clients.map((client, i) =>
-        client.callTool({ name: "hold", arguments: { key: `k${i}` } }, undefined, {
+        client.callTool({ name: "hold", arguments: { key: `k${i}` } }, {
           // The SDK waits this long for a call whose gateway died (its default: 60 s).
           timeout: 5_000,
         }).then(() => "answered", (error: Error) => `rejected: ${error.message}`)
@@ -176,7 +176,6 @@ balancedTest(
             // default is 60 s; 10 s here).
             const result = await current.callTool(
               { name: "echo", arguments: { text } },
-              undefined,
               { timeout: 10_000 },
             );
             assert.equal(textOf(result), text);

@@ -83,7 +83,7 @@ async function fixture(
 }
 
 function call(client: Client, name: string, options: { signal?: AbortSignal } = {}) {
-  return client.callTool({ name, arguments: {} }, undefined, options) as Promise<CallToolResult>;
+  return client.callTool({ name, arguments: {} }, options) as Promise<CallToolResult>;
 }
 
 Deno.test("a replacement given at the Record barrier is exactly what an external caller receives", async () => {

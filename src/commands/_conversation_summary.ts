@@ -18,8 +18,12 @@ export interface ConversationSummary {
   readonly id: string;
   /** Where its log is. */
   readonly location: string;
-  /** When its first turn started (ISO 8601), if it has one. */
+  /** When its first turn started (ISO 8601), if it has one; a gateway conversation's start otherwise. */
   readonly started?: string;
+  /** A `spillway serve` conversation's client, as its `session_start` recorded it. */
+  readonly client?: string;
+  /** The MCP protocol revision a `spillway serve` conversation's client spoke. */
+  readonly protocol?: string;
   readonly turns: number;
   readonly events: number;
   /** Bytes of its log (for the database: of its events as JSON lines). */
@@ -64,11 +68,13 @@ export async function summarizeConversation(
     (best, r) => (best === undefined || r.viewBytes > best.viewBytes ? r : best),
     undefined,
   );
-  const started = loaded.events.find((e) => e.type === "turn_start")?.at;
+  const session = loaded.events.find((e) => e.type === "session_start");
+  const started = loaded.events.find((e) => e.type === "turn_start")?.at ?? session?.at;
   return {
     id,
     location,
     ...(started === undefined ? {} : { started }),
+    ...(session === undefined ? {} : { client: session.client, protocol: session.protocol }),
     turns: loaded.events.filter((e: StreamEvent) => e.type === "turn_start").length,
     events: loaded.events.length,
     bytes: facts.bytes,

@@ -18,6 +18,7 @@ export type TranscriptItem =
   | { readonly kind: "turn"; readonly turnId: string; readonly at: string; readonly prompt: string }
   | { readonly kind: "request"; readonly cycle: number; readonly bytes: number }
   | { readonly kind: "assistant"; readonly text: string }
+  | TranscriptSession
   | TranscriptCall
   | {
     readonly kind: "turn_end";
@@ -25,6 +26,16 @@ export type TranscriptItem =
     readonly reason?: string;
   }
   | TranscriptCompaction;
+
+/** A `spillway serve` conversation's start: its client and protocol revision. */
+export interface TranscriptSession {
+  readonly kind: "session";
+  readonly at: string;
+  readonly client: string;
+  readonly protocol: string;
+  /** The client's own name and version, when it said. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+}
 
 /** A tool call and the response recorded for it. */
 export interface TranscriptCall {
@@ -87,6 +98,15 @@ export function transcriptOf(events: readonly StreamEvent[]): TranscriptItem[] {
   const itemOfResponse = new Map<number, number>();
   events.forEach((event, index) => {
     switch (event.type) {
+      case "session_start":
+        items.push({
+          kind: "session",
+          at: event.at,
+          client: event.client,
+          protocol: event.protocol,
+          ...(event.client_info === undefined ? {} : { clientInfo: event.client_info }),
+        });
+        break;
       case "turn_start":
         items.push({ kind: "turn", turnId: event.turn_id, at: event.at, prompt: event.prompt });
         break;

@@ -102,9 +102,12 @@ export function asTable(
   const size = (bytes: number) => ByteSize.fromBytes(bytes).human();
   // A gateway with clients of their own tokens names each conversation's client.
   const clients = summaries.some((s) => clientOf(s) !== undefined);
+  // A gateway's conversations say which MCP protocol revision their client spoke.
+  const protocols = summaries.some((s) => s.protocol !== undefined);
   const rows = [[
     "ID",
     ...(clients ? ["CLIENT"] : []),
+    ...(protocols ? ["PROTOCOL"] : []),
     "STARTED (UTC)",
     "TURNS",
     "EVENTS",
@@ -117,6 +120,7 @@ export function asTable(
     rows.push([
       s.id,
       ...(clients ? [clientOf(s) ?? "-"] : []),
+      ...(protocols ? [sanitizeForTerminal(s.protocol ?? "-")] : []),
       s.started === undefined ? "-" : s.started.slice(0, 16).replace("T", " "),
       String(s.turns),
       String(s.events),
@@ -145,9 +149,10 @@ function largestCell(largest: NonNullable<ConversationSummary["largest"]>): stri
   return largest.sentBytes === largest.bytes ? cell : `${cell} (${size(largest.bytes)} in the log)`;
 }
 
-/** The `spillway serve` client the conversation belongs to, when its id names one. */
+/** The `spillway serve` client the conversation belongs to, when its id names one (or its start does). */
 function clientOf(summary: ConversationSummary): string | undefined {
-  return ClientConversationId.clientOf(summary.id);
+  return ClientConversationId.clientOf(summary.id) ??
+    (summary.client === undefined ? undefined : sanitizeForTerminal(summary.client));
 }
 
 function compare(a: string, b: string): number {
@@ -158,6 +163,7 @@ function asJson(summaries: readonly ConversationSummary[], where: string): strin
   const conversations = summaries.map((s) => ({
     id: s.id,
     client: clientOf(s) ?? null,
+    protocol: s.protocol ?? null,
     location: s.location,
     started: s.started ?? null,
     turns: s.turns,

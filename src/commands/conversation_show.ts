@@ -128,6 +128,15 @@ export function formatTranscript(items: readonly TranscriptItem[]): string {
   let turns = 0;
   for (const item of items) {
     switch (item.kind) {
+      case "session": {
+        const info = item.clientInfo === undefined
+          ? ""
+          : ` (${sanitizeForTerminal(`${item.clientInfo.name} ${item.clientInfo.version}`)})`;
+        out += `\nSession · ${when(item.at)} · client ${sanitizeForTerminal(item.client)}${
+          boundLine(info)
+        } · MCP ${sanitizeForTerminal(item.protocol)}\n`;
+        break;
+      }
       case "turn":
         out += `\nTurn ${++turns} · ${when(item.at)}\n${labelled("user", item.prompt)}`;
         break;
@@ -219,6 +228,14 @@ function toJson(item: TranscriptItem): Record<string, unknown> {
   switch (item.kind) {
     case "turn":
       return { kind: item.kind, turn_id: item.turnId, at: item.at, prompt: item.prompt };
+    case "session":
+      return {
+        kind: item.kind,
+        at: item.at,
+        client: item.client,
+        protocol: item.protocol,
+        client_info: item.clientInfo ?? null,
+      };
     case "call":
       return {
         kind: item.kind,

@@ -28,6 +28,7 @@ import type { ParkedCall } from "../service/parked_call.ts";
 import type { CallToolResult } from "../service/sdk.ts";
 import { deliveryFor } from "../service/source_call.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
+import { toolResultOf } from "../service/tool_result_of.ts";
 
 /** A release waiting for the result its client gets. */
 interface Release {
@@ -129,7 +130,7 @@ export class ClientCall implements ExecutionHandle {
     const delivery = checkDelivery(
       release.ack,
       release.recorded,
-      toToolCallResponse(this.#callId, result),
+      toToolCallResponse(this.#callId, toolResultOf(result)),
     );
     release.delivery.resolve(delivery);
     if (delivery.kind !== "mismatch") return result;

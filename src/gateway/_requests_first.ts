@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { StreamEvent, ToolCallRequestEvent } from "../stream/events.ts";
+import type { StreamEvent } from "../stream/events.ts";
 import type { ConversationStream } from "../stream/stream_store.ts";
 
 /**
@@ -34,7 +34,7 @@ import type { ConversationStream } from "../stream/stream_store.ts";
  */
 export function requestsFirst(
   stream: ConversationStream,
-  requests: readonly ToolCallRequestEvent[],
+  requests: readonly StreamEvent[],
 ): ConversationStream {
   let pending: readonly StreamEvent[] = requests;
   return {

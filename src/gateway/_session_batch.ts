@@ -39,6 +39,7 @@ export function batchPhaseInput(
     name: call.name,
     arguments: call.arguments,
   }));
+  const opening = input.opening?.();
   return {
     calls: [],
     joined: batch.map(({ call, handle, unavailable }) => ({
@@ -50,7 +51,7 @@ export function batchPhaseInput(
     available: input.available(),
     unavailableNote: input.unavailableNote?.(),
     prompter: input.prompter,
-    stream: requestsFirst(stream, requests),
+    stream: requestsFirst(stream, opening === undefined ? requests : [opening, ...requests]),
     noticeSink: input.noticeSink,
     signal: input.interrupt.signal,
   };

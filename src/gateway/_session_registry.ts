@@ -58,18 +58,13 @@ export class SessionRegistry {
 
   /** An upstream's tools changed: every client is told. */
   toolsChanged(): void {
-    for (const session of this.#sessions.values()) {
-      void session.server.sendToolListChanged().catch(() => {});
-    }
+    for (const session of this.#sessions.values()) session.notify.toolsChanged();
   }
 
   /** A client's connection says its prompts or resources changed: that client's sessions are told. */
   catalogChanged(kind: CatalogKind, client: string): void {
-    for (const { server } of this.sessions.filter((session) => session.client === client)) {
-      const sent = kind === "prompts"
-        ? server.sendPromptListChanged()
-        : server.sendResourceListChanged();
-      void sent.catch(() => {});
+    for (const session of this.sessions.filter((session) => session.client === client)) {
+      session.notify.catalogChanged(kind);
     }
   }
 }

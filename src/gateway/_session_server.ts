@@ -18,22 +18,22 @@ import {
   type CallToolResult,
   CreateMessageResultSchema,
   ElicitResultSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
   type ProgressToken,
-  type RequestHandlerExtra,
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
   type ServerCapabilities,
+  type ServerContext,
   type ServerNotification,
   type ServerRequest,
-  SetLevelRequestSchema,
   type Tool,
 } from "../service/sdk.ts";
 import type { CallerRequest, ToolCallRelay } from "../service/tool_call_relay.ts";
 import { toolCallRequest } from "./_tool_call_params.ts";
 import { CallCancellation, type CancellationCause } from "../service/call_cancellation.ts";
+import { type ClientInfo, requestEnvelope } from "./_request_envelope.ts";
 
 /** What {@linkcode createSessionServer} needs. */
 export interface SessionServerOptions {
@@ -65,10 +65,15 @@ export interface SessionServerOptions {
    * POST stream): a call the client cancelled gets no response, so without
    * this its stream would stay open. Absent for stdio.
    */
-  readonly closeRequestStream?: (requestId: Extra["requestId"]) => void;
+  readonly closeRequestStream?: (requestId: Extra["mcpReq"]["id"]) => void;
+  /**
+   * Told what a 2026-07-28 request says of its client (its `clientInfo` and
+   * protocol revision), at every `tools/list` and `tools/call`. Default: nobody.
+   */
+  readonly identify?: (clientInfo: ClientInfo | undefined, protocol: string) => void;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
 
@@ -76,24 +81,32 @@ const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level
 export function createSessionServer(options: SessionServerOptions): Server {
   const server = new Server({ ...options.serverInfo }, { capabilities: options.capabilities });
   let level: LoggingLevel | undefined;
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  server.setRequestHandler("logging/setLevel", (request) => {
     level = request.params.level;
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...options.tools()] }));
+  server.setRequestHandler("tools/list", (_request, ctx) => {
+    const envelope = requestEnvelope(ctx);
+    if (envelope !== undefined) options.identify?.(envelope.clientInfo, envelope.protocol);
+    return { tools: [...options.tools()] };
+  });
   // `tools/call` is answered here rather than through `setRequestHandler`,
   // whose check of the params answers -32603 with every zod issue: ours
   // answers -32602 and says in one line what is wrong (`_tool_call_params.ts`).
   server.fallbackRequestHandler = (request, extra) => {
     if (request.method !== "tools/call") {
       return Promise.reject(
-        Object.assign(new Error("Method not found"), { code: ErrorCode.MethodNotFound }),
+        new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`),
       );
     }
     return callTool(toolCallRequest(request), extra);
   };
   const callTool = (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
     const callId = options.nextCallId();
+    // A 2026-07-28 request says who sent it and which log messages it wants.
+    const envelope = requestEnvelope(extra);
+    if (envelope !== undefined) options.identify?.(envelope.clientInfo, envelope.protocol);
+    const callLevel = envelope === undefined ? level : envelope.logLevel;
     const token = request.params._meta?.progressToken;
     const progress = new ProgressRelay(token, extra);
     const relay: ToolCallRelay = {
@@ -101,13 +114,16 @@ export function createSessionServer(options: SessionServerOptions): Server {
       // Without a token the client wants no progress: the upstream gets none to send.
       ...(token === undefined ? {} : { progress: (update) => progress.send(update) }),
       log: (message) => {
+        // A 2026-07-28 request without a log level wants none.
+        if (envelope !== undefined && callLevel === undefined) return;
         const severity = SEVERITY.get(message.level as LoggingLevel);
         if (
-          level !== undefined && severity !== undefined && severity < (SEVERITY.get(level) ?? 0)
+          callLevel !== undefined && severity !== undefined &&
+          severity < (SEVERITY.get(callLevel) ?? 0)
         ) {
           return;
         }
-        void extra.sendNotification({
+        void extra.mcpReq.notify({
           method: "notifications/message",
           params: { ...message } as ServerNotification["params"] & { level: LoggingLevel },
         } as ServerNotification).catch(() => {});
@@ -133,11 +149,13 @@ export function createSessionServer(options: SessionServerOptions): Server {
     const onAbort = () =>
       cancel.abort(
         new CallCancellation(
-          options.disconnected() ? { by: "disconnect" } : clientCancellation(extra.signal.reason),
+          options.disconnected()
+            ? { by: "disconnect" }
+            : clientCancellation(extra.mcpReq.signal.reason),
         ),
       );
-    extra.signal.addEventListener("abort", onAbort, { once: true });
-    if (extra.signal.aborted) onAbort();
+    extra.mcpReq.signal.addEventListener("abort", onAbort, { once: true });
+    if (extra.mcpReq.signal.aborted) onAbort();
     return options.host.call(
       call,
       () =>
@@ -149,11 +167,11 @@ export function createSessionServer(options: SessionServerOptions): Server {
           relay,
         }),
     ).finally(() => {
-      extra.signal.removeEventListener("abort", onAbort);
+      extra.mcpReq.signal.removeEventListener("abort", onAbort);
       progress.stop();
       // The client cancelled: MCP sends it no response, and its stream ends here.
-      if (extra.signal.aborted && !options.disconnected()) {
-        options.closeRequestStream?.(extra.requestId);
+      if (extra.mcpReq.signal.aborted && !options.disconnected()) {
+        options.closeRequestStream?.(extra.mcpReq.id);
       }
       // A call that parked left nothing behind; one that never reached the
       // service may have left a waiter and a pending cancellation.
@@ -179,7 +197,7 @@ async function callerRequest(
     if (capabilities?.sampling === undefined) {
       throw new Error("the client does not support sampling");
     }
-    return await extra.sendRequest(
+    return await extra.mcpReq.send(
       { method: caller.method, params: caller.params } as ServerRequest,
       CreateMessageResultSchema,
     );
@@ -187,7 +205,7 @@ async function callerRequest(
   if (capabilities?.elicitation === undefined) {
     throw new Error("the client does not support elicitation");
   }
-  return await extra.sendRequest(
+  return await extra.mcpReq.send(
     { method: caller.method, params: caller.params } as ServerRequest,
     ElicitResultSchema,
   );
@@ -216,7 +234,7 @@ class ProgressRelay {
     const params: Record<string, unknown> = { progressToken: this.#token, progress };
     if (update.total !== undefined && update.total >= progress) params.total = update.total;
     if (update.message !== undefined) params.message = update.message;
-    void this.#extra.sendNotification(
+    void this.#extra.mcpReq.notify(
       { method: "notifications/progress", params } as ServerNotification,
     ).catch(() => {});
   }

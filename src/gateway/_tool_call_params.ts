@@ -10,9 +10,9 @@
  * @module
  */
 
-import { type CallToolRequest, CallToolRequestSchema, ErrorCode } from "../service/sdk.ts";
+import { type CallToolRequest, CallToolRequestSchema, ProtocolErrorCode } from "../service/sdk.ts";
 
-/** A JSON-RPC error with `code` and exactly `message` (an `McpError` would prefix its code). */
+/** A JSON-RPC error with `code` and exactly `message` (an `ProtocolError` would prefix its code). */
 function rpcError(code: number, message: string): Error & { readonly code: number } {
   return Object.assign(new Error(message), { code });
 }
@@ -35,7 +35,7 @@ export function toolCallRequest(request: { readonly params?: unknown }): CallToo
   const params = request.params;
   if (typeof params !== "object" || params === null || Array.isArray(params)) {
     throw rpcError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `tools/call: params must be an object with the tool's name and arguments, got ${
         kindOf(params)
       }`,
@@ -44,7 +44,7 @@ export function toolCallRequest(request: { readonly params?: unknown }): CallToo
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
   if (typeof name !== "string" || name === "") {
     throw rpcError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `tools/call: params.name must be the tool's name (a non-empty string), got ${
         name === "" ? "an empty string" : kindOf(name)
       }`,
@@ -52,7 +52,7 @@ export function toolCallRequest(request: { readonly params?: unknown }): CallToo
   }
   if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
     throw rpcError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `tools/call: params.arguments must be a JSON object of the tool's arguments, got ${
         kindOf(args)
       }`,
@@ -63,7 +63,7 @@ export function toolCallRequest(request: { readonly params?: unknown }): CallToo
     const [issue] = parsed.error.issues;
     const path = issue === undefined ? "params" : issue.path.map(String).join(".");
     throw rpcError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `tools/call: ${path} is not valid: ${issue?.message ?? "not what tools/call takes"}`,
     );
   }

@@ -28,7 +28,13 @@ import type { ConnectOptions } from "./connect_options.ts";
 import type { GatewayOptions } from "./gateway_options.ts";
 import type { GatewaySession } from "./gateway_session.ts";
 import { hiddenFromFileTools } from "./hidden_from_file_tools.ts";
-import { openSession } from "./_open_session.ts";
+import {
+  type OpenConversation,
+  openConversation,
+  openSession,
+  type OpenSessionOptions,
+} from "./_open_session.ts";
+import type { CatalogKind } from "./client_catalog.ts";
 import { SessionLimits } from "./_session_limits.ts";
 import { SessionRegistry } from "./_session_registry.ts";
 import { UpstreamCatalog } from "./upstream_catalog.ts";
@@ -48,6 +54,7 @@ export class Gateway {
   /** The upstream servers' prompts and resources, once listed. */
   #catalog: UpstreamCatalog | undefined;
   #nextCall = 0;
+  readonly #listChanged: ((kind: "tools" | CatalogKind, client?: string) => void)[] = [];
   #closing: Promise<void> | undefined;
 
   /** The upstream servers, each of which may not answer yet. */
@@ -148,9 +155,13 @@ export class Gateway {
     service.onToolsChanged(() => {
       gateway.#listTools();
       gateway.#sessions.toolsChanged();
+      for (const listener of gateway.#listChanged) listener("tools");
     });
     // A client's connection says its prompts or resources changed: tell that client's sessions.
-    gateway.#catalog.onChanged((kind, client) => gateway.#sessions.catalogChanged(kind, client));
+    gateway.#catalog.onChanged((kind, client) => {
+      gateway.#sessions.catalogChanged(kind, client);
+      for (const listener of gateway.#listChanged) listener(kind, client);
+    });
     return gateway;
   }
 
@@ -199,8 +210,29 @@ export class Gateway {
    * @param options its id, its client and its idle timeout; see {@linkcode ConnectOptions}
    */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<GatewaySession> {
+    return await openSession(transport, this.#sessionOptions(options));
+  }
+
+  /**
+   * Opens a conversation without a connection of its own: its servers are
+   * made over it per connection (a stdio connection of either protocol
+   * era) or per request (2026-07-28 over HTTP).
+   *
+   * @param options its id, its client and its idle timeout; see {@linkcode ConnectOptions}
+   * @throws {TypeError} when the gateway is shutting down
+   */
+  open(options: ConnectOptions = {}): OpenConversation {
+    return openConversation(this.#sessionOptions(options));
+  }
+
+  /** Says when the tools changed (every client) or a client's prompts or resources did. */
+  onListChanged(listener: (kind: "tools" | CatalogKind, client?: string) => void): void {
+    this.#listChanged.push(listener);
+  }
+
+  #sessionOptions(options: ConnectOptions): OpenSessionOptions {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
-    return await openSession(transport, {
+    return {
       connect: options,
       gateway: this.#options,
       service: this.#service,
@@ -211,7 +243,7 @@ export class Gateway {
       catalog: this.#catalog,
       capabilities: this.capabilities,
       nextCallId: () => `call_${++this.#nextCall}`,
-    });
+    };
   }
 
   /**

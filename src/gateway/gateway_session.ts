@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Server } from "../service/sdk.ts";
+import type { CatalogKind } from "./client_catalog.ts";
 
 /** One connected client session. */
 export interface GatewaySession {
@@ -17,8 +17,15 @@ export interface GatewaySession {
   readonly client: string;
   /** The conversation it records into. */
   readonly conversationId: string;
-  /** Its MCP server. */
-  readonly server: Server;
+  /**
+   * Tells its client that the tools (or its prompts or resources) changed;
+   * a 2026-07-28 conversation's clients hear it on their listen streams,
+   * which the gateway's front tells, not each conversation.
+   */
+  readonly notify: {
+    toolsChanged(): void;
+    catalogChanged(kind: CatalogKind): void;
+  };
   /**
    * Says the client sent something other than a call (a listing, a ping):
    * an idle session's timeout starts again.

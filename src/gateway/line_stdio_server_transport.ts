@@ -65,6 +65,11 @@ export class LineStdioServerTransport implements Transport {
     this.#writable = streams.writable;
   }
 
+  /** Whether the transport is closing or closed (the client's input ended, or it was closed). */
+  get closing(): boolean {
+    return this.#closed !== undefined;
+  }
+
   /** Resolves when the client's input ended (it closed our stdin) or the transport was closed. */
   get ended(): Promise<void> {
     return this.#ended.promise;

@@ -18,14 +18,9 @@ import type { BlobStore } from "../blobs/blob_store.ts";
 import { BLOB_URI_PREFIX, listBlobResources, readBlobResource } from "../service/blob_resources.ts";
 import { reasonText } from "../errors/reason_text.ts";
 import {
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
   type ListResourcesResult,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   type Server,
 } from "../service/sdk.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS } from "../service/tool_timeout.ts";
@@ -63,25 +58,25 @@ export function serveCatalog(
   const offered = catalog.capabilities;
   if (offered.prompts !== undefined) {
     server.setRequestHandler(
-      ListPromptsRequestSchema,
+      "prompts/list",
       async () => ({ prompts: (await catalog.of(principal)).prompts }),
     );
-    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    server.setRequestHandler("prompts/get", async (request, extra) => {
       const { name } = request.params;
       const source = (await catalog.of(principal)).promptOwner(name);
       if (source === undefined) {
-        throw rpcError(ErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}`);
+        throw rpcError(ProtocolErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}`);
       }
       return await forwarded(
         source,
         "prompts/get",
-        extra.signal,
+        extra.mcpReq.signal,
         (options) => source.getPrompt(request.params, { ...options, principal }),
       );
     });
   }
   if (offered.resources === undefined && blobs === undefined) return;
-  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+  server.setRequestHandler("resources/list", async (request) => {
     const cursor = request.params?.cursor;
     // Every upstream resource is on the first page; further pages are stored outputs.
     const stored: ListResourcesResult = blobs === undefined
@@ -92,10 +87,10 @@ export function serveCatalog(
     return { ...stored, resources: [...upstream, ...stored.resources] };
   });
   server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
+    "resources/templates/list",
     async () => ({ resourceTemplates: (await catalog.of(principal)).templates }),
   );
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler("resources/read", async (request, extra) => {
     const { uri } = request.params;
     if (blobs !== undefined && uri.startsWith(BLOB_URI_PREFIX)) {
       return await readBlobResource(blobs, uri, reader);
@@ -103,7 +98,7 @@ export function serveCatalog(
     const source = (await catalog.of(principal)).resourceOwner(uri);
     if (source === undefined) {
       throw rpcError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         `unknown resource ${JSON.stringify(uri)}: no upstream server lists it or a template ` +
           "matching it",
       );
@@ -111,7 +106,7 @@ export function serveCatalog(
     return await forwarded(
       source,
       "resources/read",
-      extra.signal,
+      extra.mcpReq.signal,
       (options) => source.readResource(request.params, { ...options, principal }),
     );
   });
@@ -132,12 +127,12 @@ async function forwarded<T>(
   try {
     return await send({ signal, timeout: DEFAULT_TOOL_TIMEOUT_MS });
   } catch (error) {
-    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+    if (error instanceof ProtocolError) {
       const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
       throw rpcError(error.code, `${source.name} failed ${method}: ${message}`, error.data);
     }
     throw rpcError(
-      ErrorCode.InternalError,
+      ProtocolErrorCode.InternalError,
       `${source.name} failed ${method}: ${reasonText(error)}`,
     );
   }
@@ -145,8 +140,8 @@ async function forwarded<T>(
 
 /**
  * A JSON-RPC error the SDK's server sends as it is: code, message and data
- * (an `McpError` would put "MCP error CODE: " in front of the message, and
- * the client's `McpError` again).
+ * (an `ProtocolError` would put "MCP error CODE: " in front of the message, and
+ * the client's `ProtocolError` again).
  */
 function rpcError(code: number, message: string, data?: unknown): Error {
   return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });

@@ -1,8 +1,11 @@
 /**
  * `spillway serve --http [HOST:]PORT`: MCP's Streamable HTTP transport at
- * `/mcp` on `Deno.serve`, one session per client (the `Mcp-Session-Id`
- * header): POST carries requests, GET opens the stream of server-to-client
- * messages, DELETE ends the session. Every request passes
+ * `/mcp` on `Deno.serve`, for both protocol eras on the one endpoint. A
+ * 2025 client has a session (the `Mcp-Session-Id` header): POST carries
+ * requests, GET opens the stream of server-to-client messages, DELETE ends
+ * the session. A 2026-07-28 request (its `_meta` names that revision, or
+ * its `MCP-Protocol-Version` header does) has none: it goes to
+ * {@linkcode ModernFront}, which finds its conversation. Every request passes
  * {@linkcode checkAccess} first, so a request without a client's token
  * reaches no tool, and a session answers only the client that opened it:
  * any other client's token gets the 404 of an unknown id, so ids cannot be
@@ -14,7 +17,8 @@
  * @module
  */
 
-import { isInitializeRequest } from "../service/sdk.ts";
+import { isInitializeRequest, PROTOCOL_VERSION_META_KEY } from "../service/sdk.ts";
+import { ModernFront } from "./modern_front.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { Duration } from "../config/duration.ts";
 import {
@@ -126,10 +130,11 @@ export async function serveHttp(
         : jsonError(400, "the request body is not JSON");
     }
   };
-  const sessions = new HttpSessions(gateway, {
-    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
-    idleTimeoutMs: options.sessionIdleTimeoutMs ?? Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT).ms,
-  });
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleTimeoutMs = options.sessionIdleTimeoutMs ??
+    Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT).ms;
+  const sessions = new HttpSessions(gateway, { maxSessions, idleTimeoutMs });
+  const modern = new ModernFront(gateway, { maxConversations: maxSessions, idleTimeoutMs });
 
   const route = async (request: Request): Promise<Response> => {
     // The Host is checked before anything reads the URL built from it.
@@ -164,6 +169,7 @@ export async function serveHttp(
       return await session.handleRequest(request, { parsedBody: read.json });
     }
     const body = read.json;
+    if (isModernRequest(request, body)) return await modern.handle(request, body, client);
     if (!isInitializeRequest(body)) return jsonError(400, "no session: initialize first");
     return await sessions.open(request, body, client);
   };
@@ -203,13 +209,30 @@ export async function serveHttp(
       url: new URL(`http://${host}:${addr.port}${MCP_PATH}`),
       close: () => {
         closing ??= (async () => {
-          await sessions.close();
+          await Promise.all([sessions.close(), modern.close()]);
           await server.shutdown();
         })();
         return closing;
       },
     };
   }
+}
+
+/**
+ * Whether a POST without a session is a 2026-07-28 message: its `_meta`
+ * names a protocol revision (the per-request envelope), or its
+ * `MCP-Protocol-Version` header names one from 2026 on. (The modern handler
+ * answers a malformed one; a 2025 client's first POST is its `initialize`.)
+ */
+function isModernRequest(request: Request, body: unknown): boolean {
+  const header = request.headers.get("mcp-protocol-version");
+  if (header !== null && header >= "2026") return true;
+  if (typeof body !== "object" || body === null) return false;
+  const params = (body as { params?: unknown }).params;
+  const meta = typeof params === "object" && params !== null
+    ? (params as { _meta?: unknown })._meta
+    : undefined;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** Whether a POST's body is one `tools/call` request. */

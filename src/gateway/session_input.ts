@@ -11,6 +11,7 @@ import type { ExecutionService } from "../service/execution_service.ts";
 import type { CancellationCause } from "../service/call_cancellation.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import type { PhaseEvent } from "./_session_phases.ts";
+import type { StreamEvent } from "../stream/events.ts";
 
 /** What a `session` actor is started with. */
 export interface SessionInput {
@@ -35,6 +36,12 @@ export interface SessionInput {
    * answer yet, and why (their tools may be the missing one). Default: nothing.
    */
   readonly unavailableNote?: () => string | undefined;
+  /**
+   * The event recorded before the session's first calls (its client and
+   * protocol revision), asked at each commit: it gives it once, when known.
+   * Default: none.
+   */
+  readonly opening?: () => StreamEvent | undefined;
   /** Aborted on `stop`: interrupts a person reviewing a result. */
   readonly interrupt: AbortController;
   /** How long the session may sit idle before it closes itself, in ms. Default: forever. */

@@ -13,7 +13,7 @@
 import { reasonText } from "../errors/reason_text.ts";
 import type { ToolCall } from "../review/tool_call.ts";
 import type { ToolCallResponse } from "../review/tool_call_response.ts";
-import { CALL_ID_META_KEY } from "./call_pipeline.ts";
+import { CALL_ID_META_KEY, CANCELLED_META_KEY } from "./call_pipeline.ts";
 import { checkDelivery } from "./check_delivery.ts";
 import type {
   Acknowledgement,
@@ -24,6 +24,7 @@ import type {
 import { type CallToolResult, CallToolResultSchema, type Client } from "./sdk.ts";
 import { replacementResult } from "./source_call.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
+import { toolResultOf } from "./tool_result_of.ts";
 
 /**
  * The MCP request timeout of the executor's `tools/call`, in ms: the longest
@@ -86,6 +87,10 @@ export class ExecutorCall implements ExecutionHandle {
     let settle: ((outcome: ExecutionOutcome) => void) | undefined;
     this.outcome = new Promise((resolve) => settle = resolve);
     this.#settle = settle;
+    // A call cancelled before it started says so in its request: the
+    // service cancels it on arrival and never runs the tool.
+    const cancelledBefore = signal.aborted ? reasonText(signal.reason) : undefined;
+    if (cancelledBefore !== undefined) this.#cancelled = true;
     // `request` rather than `callTool`: the same `tools/call` message and the
     // same validation of the result, without `callTool`'s async function,
     // which a parked call would keep suspended until its release (the
@@ -96,7 +101,10 @@ export class ExecutorCall implements ExecutionHandle {
         params: {
           name: call.name,
           arguments: { ...call.arguments },
-          _meta: { [CALL_ID_META_KEY]: call.id },
+          _meta: {
+            [CALL_ID_META_KEY]: call.id,
+            ...(cancelledBefore === undefined ? {} : { [CANCELLED_META_KEY]: cancelledBefore }),
+          },
         },
       },
       CallToolResultSchema,
@@ -105,8 +113,7 @@ export class ExecutorCall implements ExecutionHandle {
       (result) => this.#requestEnded({ ok: true, result }),
       (error: unknown) => this.#requestEnded({ ok: false, error }),
     );
-    signal.addEventListener("abort", this, { once: true });
-    if (signal.aborted) this.handleEvent();
+    if (!signal.aborted) signal.addEventListener("abort", this, { once: true });
   }
 
   /** The call's signal aborted: the service cancels the call (which still parks). */
@@ -165,7 +172,7 @@ export class ExecutorCall implements ExecutionHandle {
     if (this.#parked === undefined) {
       const callId = this.#call.id;
       const reason = settled.ok
-        ? toToolCallResponse(callId, settled.result).content
+        ? toToolCallResponse(callId, toolResultOf(settled.result)).content
         : reasonText(settled.error);
       this.#settleOutcome({
         kind: "failed",
@@ -190,7 +197,7 @@ function deliveryOf(
       message: `call \`${callId}\` was not delivered: ${reasonText(settled.error)}`,
     };
   }
-  return checkDelivery(ack, expected, toToolCallResponse(callId, settled.result));
+  return checkDelivery(ack, expected, toToolCallResponse(callId, toolResultOf(settled.result)));
 }
 
 /** Without a recorded response, the acknowledgement itself says what to expect. */

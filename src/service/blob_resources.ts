@@ -13,11 +13,9 @@ import type { BlobStore, StoredBlob } from "../blobs/blob_store.ts";
 import { readWholeBlob } from "../blobs/read_whole_blob.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import {
-  ErrorCode,
-  ListResourcesRequestSchema,
   type ListResourcesResult,
-  McpError,
-  ReadResourceRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   type ReadResourceResult,
   type Server,
 } from "./sdk.ts";
@@ -54,11 +52,11 @@ export const MAX_BLOB_RESOURCE_BYTES = 32 * 1024 * 1024;
 export function serveBlobResources(server: Server, store: BlobStore): void {
   server.registerCapabilities({ resources: {} });
   server.setRequestHandler(
-    ListResourcesRequestSchema,
+    "resources/list",
     (request) => listBlobResources(store, request.params?.cursor),
   );
   server.setRequestHandler(
-    ReadResourceRequestSchema,
+    "resources/read",
     (request) => readBlobResource(store, request.params.uri),
   );
 }
@@ -94,7 +92,7 @@ export async function listBlobResources(
 /**
  * The stored output `uri` names, whole (when `reader` may read it).
  *
- * @throws {McpError} `InvalidParams` for a URI that names no stored output,
+ * @throws {ProtocolError} `InvalidParams` for a URI that names no stored output,
  *   or one over {@linkcode MAX_BLOB_RESOURCE_BYTES}
  */
 export async function readBlobResource(
@@ -104,28 +102,34 @@ export async function readBlobResource(
 ): Promise<ReadResourceResult> {
   const ref = uri.startsWith(BLOB_URI_PREFIX) ? uri.slice(BLOB_URI_PREFIX.length) : "";
   if (!isBlobRef(ref)) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `unknown resource ${JSON.stringify(uri)} (expected ${BLOB_URI_PREFIX}sha256:<64 hex digits>)`,
     );
   }
   const readable = reader === undefined || await reader.owners.owns(reader.principal, ref);
   const blob = readable ? await store.stat(ref) : undefined;
   if (blob === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `no stored output ${ref} in this workspace`,
+    );
   }
   if (blob.bytes > MAX_BLOB_RESOURCE_BYTES) {
     const size = ByteSize.fromBytes(blob.bytes).human();
     const limit = ByteSize.fromBytes(MAX_BLOB_RESOURCE_BYTES).human();
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `stored output ${ref} is ${size}, over the ${limit} resources/read serves: ` +
         `page it with the read_tool_output tool`,
     );
   }
   const bytes = await readWholeBlob(store, ref);
   if (bytes === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `no stored output ${ref} in this workspace`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `no stored output ${ref} in this workspace`,
+    );
   }
   return { contents: [{ uri, mimeType: "text/plain", text: new TextDecoder().decode(bytes) }] };
 }

@@ -26,6 +26,15 @@ import type { ToolTable } from "./tool_table.ts";
 /** The `_meta` key of a `tools/call` request that carries spillway's call id. */
 export const CALL_ID_META_KEY = "spillway/callId";
 
+/**
+ * The `_meta` key by which the runtime's executor sends a call its Host
+ * cancelled before it started: the reason. The call is cancelled on
+ * arrival and its tool never runs. (A `cancel` notification sent after the
+ * request could reach the service after the call started: the MCP SDK
+ * handles notifications a microtask later than requests.)
+ */
+export const CANCELLED_META_KEY = "spillway/cancelled";
+
 /** Options of one call; see `ExecutionService.callTool`. */
 export interface CallToolOptions {
   /** The caller gave up (cancellation, disconnect): the call is cancelled and still parks. */
@@ -151,6 +160,10 @@ export class CallPipeline {
       const { session, channel } = options;
       const controller = lot.arrive(id, { ...caller, session, channel });
       callId = id;
+      const cancelledBefore = request.params._meta?.[CANCELLED_META_KEY];
+      if (channel !== undefined && typeof cancelledBefore === "string") {
+        controller.abort(cancelledBefore);
+      }
       const clientSignal = options.signal;
       const onClientAbort = () =>
         controller.abort(clientSignal.reason ?? "cancelled by the caller");

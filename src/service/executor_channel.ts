@@ -55,7 +55,9 @@ export function speaksChannel(
 }
 
 /** The `experimental` capability to declare at initialize. */
-export const CHANNEL_CAPABILITY: { readonly experimental: Record<string, object> } = {
+export const CHANNEL_CAPABILITY: {
+  readonly experimental: Record<string, Record<string, never>>;
+} = {
   experimental: { [EXECUTOR_CHANNEL]: {} },
 };
 
@@ -101,32 +103,20 @@ function isPairs<T>(value: unknown, isPayload: (payload: unknown) => payload is 
   return true;
 }
 
-/** `notifications/spillway/parked`: `{ parked: [[callId, outcome], …] }`. */
-export const ParkedNotificationSchema = z.object({
-  method: z.literal(CHANNEL_METHODS.parked),
-  params: z.object({
-    parked: z.custom<readonly ChannelParked[]>((value) => isPairs(value, isOutcome)),
-  }),
+/** The params of `notifications/spillway/parked`: `{ parked: [[callId, outcome], …] }`. */
+export const ParkedParamsSchema = z.object({
+  parked: z.custom<readonly ChannelParked[]>((value) => isPairs(value, isOutcome)),
 });
 
-/** `notifications/spillway/cancel`: `{ callId, reason }`. */
-export const CancelNotificationSchema = z.object({
-  method: z.literal(CHANNEL_METHODS.cancel),
-  params: z.object({ callId: z.string(), reason: z.string() }),
-});
+/** The params of `notifications/spillway/cancel`: `{ callId, reason }`. */
+export const CancelParamsSchema = z.object({ callId: z.string(), reason: z.string() });
 
-/** `notifications/spillway/forget`: `{ callId }`. */
-export const ForgetNotificationSchema = z.object({
-  method: z.literal(CHANNEL_METHODS.forget),
-  params: z.object({ callId: z.string() }),
-});
+/** The params of `notifications/spillway/forget`: `{ callId }`. */
+export const ForgetParamsSchema = z.object({ callId: z.string() });
 
-/** `notifications/spillway/acknowledge`: `{ acknowledgements: [[callId, ack], …] }`. */
-export const AcknowledgeNotificationSchema = z.object({
-  method: z.literal(CHANNEL_METHODS.acknowledge),
-  params: z.object({
-    acknowledgements: z.custom<readonly ChannelAcknowledgement[]>((value) =>
-      isPairs(value, isAcknowledgement)
-    ),
-  }),
+/** The params of `notifications/spillway/acknowledge`: `{ acknowledgements: [[callId, ack], …] }`. */
+export const AcknowledgeParamsSchema = z.object({
+  acknowledgements: z.custom<readonly ChannelAcknowledgement[]>((value) =>
+    isPairs(value, isAcknowledgement)
+  ),
 });

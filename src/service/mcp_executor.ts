@@ -20,16 +20,11 @@ import {
   CHANNEL_CAPABILITY,
   CHANNEL_METHODS,
   type ChannelAcknowledgement,
-  ParkedNotificationSchema,
+  ParkedParamsSchema,
   speaksChannel,
 } from "./executor_channel.ts";
 import type { Acknowledgement, ExecutionHandle, Executor } from "./executor.ts";
-import {
-  Client,
-  InMemoryTransport,
-  ToolListChangedNotificationSchema,
-  type Transport,
-} from "./sdk.ts";
+import { Client, InMemoryTransport, type Transport } from "./sdk.ts";
 
 /** Options of {@linkcode McpExecutor.connect}. */
 export interface McpExecutorOptions {
@@ -109,10 +104,18 @@ export class McpExecutor implements Executor {
       { capabilities: CHANNEL_CAPABILITY },
     );
     const executor = new McpExecutor(client);
-    client.setNotificationHandler(ParkedNotificationSchema, ({ params }) => {
-      for (const [callId, outcome] of params.parked) executor.#waiting.get(callId)?.parked(outcome);
-    });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => executor.#list());
+    client.setNotificationHandler(
+      CHANNEL_METHODS.parked,
+      { params: ParkedParamsSchema },
+      (params) => {
+        for (const [callId, outcome] of params.parked) {
+          executor.#waiting.get(callId)?.parked(
+            outcome,
+          );
+        }
+      },
+    );
+    client.setNotificationHandler("notifications/tools/list_changed", () => executor.#list());
     await client.connect(clientTransport);
     if (!speaksChannel(client.getServerCapabilities())) {
       await client.close();

@@ -1,94 +1,44 @@
 /**
- * The one door to `@modelcontextprotocol/sdk`. Under `deno check` the SDK's
- * `.js` subpaths type as `any` (SDK issue #2701); each re-export below is
- * preceded by a `// @ts-types` comment pointing at the matching `.d.ts`, so
- * everything imported from here is really type-checked. The rest of spillway
- * imports the SDK only through this file.
+ * The one door to the MCP TypeScript SDK (v2: `@modelcontextprotocol/server`,
+ * `/client` and `/core`). The rest of spillway imports the SDK only through
+ * this file, so that what it relies on is listed in one place. Server-side
+ * classes come from the server package, the client from the client package
+ * (each bundles its own copy of the protocol; their error classes match by
+ * brand across the two), the zod schemas of the wire from the core package.
  *
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-export { Server } from "@modelcontextprotocol/sdk/server/index.js";
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-export type { ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-export { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-export type { ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/inMemory"
-export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-export type {
-  Transport,
-  TransportSendOptions,
-} from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-export { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-export type {
-  RequestHandlerExtra,
-  RequestOptions,
-} from "@modelcontextprotocol/sdk/shared/protocol.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 export {
+  CLIENT_INFO_META_KEY,
+  createMcpHandler,
+  DEFAULT_REQUEST_TIMEOUT_MSEC,
   deserializeMessage,
-  ReadBuffer,
-  serializeMessage,
-  STDIO_DEFAULT_MAX_BUFFER_SIZE,
-} from "@modelcontextprotocol/sdk/shared/stdio.js";
-
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-export type { StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-export type { StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export type { WebStandardStreamableHTTPServerTransportOptions } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-
-// @ts-types="@modelcontextprotocol/sdk/types"
-export {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  CreateMessageResultSchema,
-  ElicitRequestSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
+  InMemoryTransport,
   isInitializeRequest,
-  JSONRPCMessageSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ListToolsResultSchema,
-  LoggingLevelSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  ProgressNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ReadResourceRequestSchema,
-  ResourceListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
+  isLegacyRequest,
+  LOG_LEVEL_META_KEY,
+  McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  ReadBuffer,
+  SdkError,
+  SdkErrorCode,
+  serializeMessage,
+  Server,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  UriTemplate,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 export type {
   AudioContent,
   CallToolRequest,
   CallToolResult,
   ContentBlock,
+  CreateMcpHandlerOptions,
+  CreateMessageResult,
+  ElicitResult,
   EmbeddedResource,
   GetPromptRequest,
   GetPromptResult,
@@ -98,20 +48,49 @@ export type {
   ListResourcesResult,
   ListToolsResult,
   LoggingLevel,
+  McpHttpHandler,
   ProgressToken,
   Prompt,
   ReadResourceRequest,
   ReadResourceResult,
   RequestId,
+  RequestOptions,
   Resource,
   ResourceLink,
-  ResourceTemplate,
+  ResourceTemplateType as ResourceTemplate,
   ServerCapabilities,
+  ServerContext,
   ServerNotification,
+  ServerOptions,
   ServerRequest,
   TextContent,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+  Transport,
+  TransportSendOptions,
+  WebStandardStreamableHTTPServerTransportOptions,
+} from "@modelcontextprotocol/server";
+export { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 
-// @ts-types="@modelcontextprotocol/sdk/shared/uriTemplate"
-export { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+export { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+export type {
+  ClientContext,
+  ClientOptions,
+  StreamableHTTPClientTransportOptions,
+} from "@modelcontextprotocol/client";
+export { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+export type { StdioServerParameters } from "@modelcontextprotocol/client/stdio";
+
+export {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  JSONRPCMessageSchema,
+  ListToolsResultSchema,
+  LoggingLevelSchema,
+  LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
+  ResultSchema,
+} from "@modelcontextprotocol/core";

@@ -16,16 +16,16 @@ import type { ParkChannel } from "./_hand_over.ts";
 import { serveBlobResources } from "./blob_resources.ts";
 import type { CallPipeline } from "./call_pipeline.ts";
 import {
-  AcknowledgeNotificationSchema,
-  CancelNotificationSchema,
+  AcknowledgeParamsSchema,
+  CancelParamsSchema,
   CHANNEL_CAPABILITY,
   CHANNEL_METHODS,
   type ChannelParked,
-  ForgetNotificationSchema,
+  ForgetParamsSchema,
   speaksChannel,
 } from "./executor_channel.ts";
 import type { ParkingLot } from "./parking_lot.ts";
-import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
+import { Server } from "./sdk.ts";
 import type { ToolTable } from "./tool_table.ts";
 
 /** What {@linkcode createServiceServer} serves. */
@@ -70,22 +70,32 @@ export function createServiceServer(options: ServiceServerOptions): Server {
     },
   };
   // Low-level handlers: sources hand us JSON Schemas, not zod shapes.
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...table.tools] }));
+  server.setRequestHandler("tools/list", () => ({ tools: [...table.tools] }));
   server.setRequestHandler(
-    CallToolRequestSchema,
-    (request, extra) =>
+    "tools/call",
+    (request, ctx) =>
       pipeline.call(
         request,
-        speaks() ? { signal: extra.signal, channel } : { signal: extra.signal },
+        speaks() ? { signal: ctx.mcpReq.signal, channel } : { signal: ctx.mcpReq.signal },
       ),
   );
-  server.setNotificationHandler(CancelNotificationSchema, ({ params }) => {
-    if (speaks()) lot.cancel(params.callId, params.reason, channel);
-  });
-  server.setNotificationHandler(ForgetNotificationSchema, ({ params }) => {
-    if (speaks()) lot.withdrawCancel(params.callId, channel);
-  });
-  server.setNotificationHandler(AcknowledgeNotificationSchema, ({ params }) => {
+  server.setNotificationHandler(
+    CHANNEL_METHODS.cancel,
+    { params: CancelParamsSchema },
+    (params) => {
+      if (speaks()) lot.cancel(params.callId, params.reason, channel);
+    },
+  );
+  server.setNotificationHandler(
+    CHANNEL_METHODS.forget,
+    { params: ForgetParamsSchema },
+    (params) => {
+      if (speaks()) lot.withdrawCancel(params.callId, channel);
+    },
+  );
+  server.setNotificationHandler(CHANNEL_METHODS.acknowledge, {
+    params: AcknowledgeParamsSchema,
+  }, (params) => {
     if (!speaks()) return;
     for (const [callId, ack] of params.acknowledgements) {
       try {

@@ -17,6 +17,7 @@ import { blockPayload, type Payload } from "./payload_bytes.ts";
 import { toToolCallResponse } from "./to_tool_call_response.ts";
 import { type ToolCallOptions, ToolLostError } from "./tool_source.ts";
 import { describeIssues, malformedResultError } from "./tool_source_faults.ts";
+import { type ObjectToolResult, toolResultOf } from "./tool_result_of.ts";
 
 /** How a source call ended, and the tool's own result when it ran. */
 export interface SourceCallEnd {
@@ -103,7 +104,7 @@ export async function runSourceCall(
     }
     // Validated here, not at delivery: a malformed result must park as a
     // failure the Host records, not surprise the caller after the commit.
-    let result: CallToolResult;
+    let result: ObjectToolResult;
     // An image, audio clip or embedded resource is decoded and hashed here,
     // once: the recorded digest and the kept blob both come from this pass.
     let payloads: (Payload | undefined)[] | undefined;
@@ -116,7 +117,7 @@ export async function runSourceCall(
         const { message } = malformedResultError(source.name, sourceTool, flaw);
         return { outcome: { kind: "failed", reason: message } };
       }
-      result = parsed.data;
+      result = toolResultOf(parsed.data);
       payloads = payloadsOf(result);
     }
     let response = payloads === undefined
@@ -191,17 +192,19 @@ export const STRUCTURED_CUT_META_KEY = "spillway/structuredContentCut";
  */
 export function replacementResult(
   ack: Extract<Acknowledgement, { kind: "replace" }>,
-): CallToolResult {
-  const result: CallToolResult = {
+): ObjectToolResult {
+  const structuredCut = ack.structuredCut;
+  return {
     content: [{ type: "text", text: ack.content }],
     isError: ack.isError,
+    ...(ack.structuredContent === undefined ? {} : { structuredContent: ack.structuredContent }),
+    ...(structuredCut === undefined ? {} : {
+      _meta: {
+        [STRUCTURED_CUT_META_KEY]: {
+          originalBytes: structuredCut.originalBytes,
+          bytes: structuredCut.bytes,
+        },
+      },
+    }),
   };
-  if (ack.structuredContent !== undefined) {
-    result.structuredContent = ack.structuredContent as Record<string, unknown>;
-  }
-  if (ack.structuredCut !== undefined) {
-    const { originalBytes, bytes } = ack.structuredCut;
-    result._meta = { [STRUCTURED_CUT_META_KEY]: { originalBytes, bytes } };
-  }
-  return result;
 }

@@ -156,8 +156,27 @@ export interface TurnEndEvent {
   readonly at: string;
 }
 
+/**
+ * A `spillway serve` conversation began: whose it is and which MCP protocol
+ * revision its client spoke (`"2025-11-25"`, `"2026-07-28"`). Written once,
+ * before the conversation's first calls.
+ */
+export interface SessionStartEvent {
+  /** `"session_start"`. */
+  readonly type: "session_start";
+  /** The client (its `[serve.tokens.NAME]`, or `"default"`). */
+  readonly client: string;
+  /** The MCP protocol revision the client spoke. */
+  readonly protocol: string;
+  /** What the client said it is (`clientInfo`), when it said. */
+  readonly client_info?: { readonly name: string; readonly version: string };
+  /** ISO 8601 time. */
+  readonly at: string;
+}
+
 /** Any event of the stream. */
 export type StreamEvent =
+  | SessionStartEvent
   | TurnStartEvent
   | ChatRequestEvent
   | ChatResponseEvent

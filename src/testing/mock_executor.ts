@@ -25,6 +25,7 @@ import { CallToolResultSchema } from "../service/sdk.ts";
 import { replacementResult } from "../service/source_call.ts";
 import { toToolCallResponse } from "../service/to_tool_call_response.ts";
 import type { ToolResult } from "../service/tool_source.ts";
+import { toolResultOf } from "../service/tool_result_of.ts";
 
 /**
  * A canned result: text content, a text response, an MCP result (checked
@@ -192,7 +193,10 @@ export class MockExecutor implements Executor {
     if ("mcp" in result) {
       const parsed = CallToolResultSchema.safeParse(result.mcp);
       if (!parsed.success) return { kind: "failed", reason: `malformed result: ${parsed.error}` };
-      return this.#park(record, toToolCallResponse(record.call.id, parsed.data, { parked: true }));
+      return this.#park(
+        record,
+        toToolCallResponse(record.call.id, toolResultOf(parsed.data), { parked: true }),
+      );
     }
     const response: ToolCallResponse = {
       id: record.call.id,

@@ -136,7 +136,7 @@ globalThis.addEventListener("unload", () => {
 
 /** One call of `big`; no request timeout (a loaded machine can take long for 5 MB). */
 async function big(sdk: Client, bytes: number): Promise<number> {
-  const result = await sdk.callTool({ name: "big", arguments: { bytes } }, undefined, {
+  const result = await sdk.callTool({ name: "big", arguments: { bytes } }, {
     timeout: 2 ** 31 - 1,
   }) as CallToolResult;
   const block = result.content[0];

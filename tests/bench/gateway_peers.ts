@@ -234,7 +234,6 @@ async function record(file: Deno.FsFile, results: CallToolResult[]): Promise<voi
 async function call(client: Client): Promise<CallToolResult> {
   const result = await client.callTool(
     { name: "big", arguments: { bytes: 1024 } },
-    undefined,
     NO_TIMEOUT,
   ) as CallToolResult;
   const block = result.content[0];

@@ -60,7 +60,7 @@ if (POSTGRES_MISSING !== undefined) {
 
   const KB = "a 1 KB result, ".repeat(69).slice(0, 1024);
   const call = async (sdk: Client) => {
-    const result = await sdk.callTool({ name: "echo", arguments: { text: KB } }, undefined, {
+    const result = await sdk.callTool({ name: "echo", arguments: { text: KB } }, {
       timeout: 2 ** 31 - 1,
     });
     const block = (result.content as { type: string; text?: string }[])[0];

@@ -77,7 +77,7 @@ async function openSession(url: URL, name: string): Promise<LoadSession> {
     const client: Client = await gatewayClient(url, name);
     return {
       echo: async (args) => {
-        const result = await client.callTool({ name: "echo", arguments: args }, undefined, {
+        const result = await client.callTool({ name: "echo", arguments: args }, {
           timeout: 10_000,
         });
         return (result.content as { text?: string }[])[0]?.text ?? "";

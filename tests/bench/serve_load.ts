@@ -142,7 +142,7 @@ await bounded(
         const args = argumentsOf(i, j);
         const t0 = performance.now();
         try {
-          const result = await client.callTool({ name: "echo", arguments: args }, undefined, {
+          const result = await client.callTool({ name: "echo", arguments: args }, {
             timeout: 60_000,
           });
           latencies.push(performance.now() - t0);

@@ -74,12 +74,12 @@ export interface CatalogUpstream {
     cursor: string | undefined,
     principal?: string | undefined,
   ): Promise<CatalogPage<ResourceTemplate>>;
-  /** `prompts/get`; a JSON-RPC error of the server is thrown as the SDK's `McpError`. */
+  /** `prompts/get`; a JSON-RPC error of the server is thrown as the SDK's `ProtocolError`. */
   getPrompt(
     params: GetPromptRequest["params"],
     options: CatalogRequestOptions,
   ): Promise<GetPromptResult>;
-  /** `resources/read`; a JSON-RPC error of the server is thrown as the SDK's `McpError`. */
+  /** `resources/read`; a JSON-RPC error of the server is thrown as the SDK's `ProtocolError`. */
   readResource(
     params: ReadResourceRequest["params"],
     options: CatalogRequestOptions,

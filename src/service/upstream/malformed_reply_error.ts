@@ -13,7 +13,7 @@
  * @module
  */
 
-import { ErrorCode, type JSONRPCMessage, McpError, type RequestId } from "../sdk.ts";
+import { type JSONRPCMessage, ProtocolError, ProtocolErrorCode, type RequestId } from "../sdk.ts";
 import { describeIssues } from "../tool_source_faults.ts";
 
 /**
@@ -114,7 +114,7 @@ export function malformedReplyAnswer(id: RequestId, error: MalformedReplyError):
     jsonrpc: "2.0",
     id,
     error: {
-      code: ErrorCode.ParseError,
+      code: ProtocolErrorCode.ParseError,
       message: error.message,
       data: { [MALFORMED_REPLY_DATA_KEY]: account },
     },
@@ -160,7 +160,7 @@ export function quotedPreview(line: string): string {
  * `undefined` for any other error.
  */
 export function malformedFlaw(error: unknown): string | undefined {
-  if (error instanceof McpError) {
+  if (error instanceof ProtocolError) {
     const data: unknown = error.data;
     if (typeof data !== "object" || data === null) return undefined;
     const flaw: unknown = (data as Record<string, unknown>)[MALFORMED_REPLY_DATA_KEY];

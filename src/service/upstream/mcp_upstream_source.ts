@@ -43,6 +43,7 @@ import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.t
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
 import { CallToolResultSchema } from "../sdk.ts";
+import { type ObjectToolResult, toolResultOf } from "../tool_result_of.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import {
   type ToolCallOptions,
@@ -220,7 +221,7 @@ export class McpUpstreamSource implements ToolSource {
    * @throws {SpillwayError} `tool_unavailable` when the server cannot be started, the
    *   source is closed, or the server did not list `tool`; `malformed_result` when its
    *   reply cannot be read or is not a valid `tools/call` result
-   * @throws {McpError} when the server answers with a JSON-RPC error (bad arguments)
+   * @throws {ProtocolError} when the server answers with a JSON-RPC error (bad arguments)
    */
   async call(
     tool: string,
@@ -253,7 +254,7 @@ export class McpUpstreamSource implements ToolSource {
             { signal, timeout: MAX_TIMER_MS },
           ),
       );
-      return withLegacyResult(result);
+      return withLegacyResult(toolResultOf(result));
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (error instanceof InquiryFailedError) throw error;
@@ -303,7 +304,7 @@ export class McpUpstreamSource implements ToolSource {
  * A result of the 2024-10-07 protocol (`toolResult` instead of `content`)
  * as a text block, so that it is not dropped as an empty result.
  */
-function withLegacyResult(result: ToolResult & { readonly toolResult?: unknown }): ToolResult {
+function withLegacyResult(result: ObjectToolResult): ObjectToolResult {
   if (result.content.length > 0 || !("toolResult" in result)) return result;
   const { toolResult: legacy, ...rest } = result;
   return { ...rest, content: [{ type: "text", text: JSON.stringify(legacy) ?? "" }] };

@@ -36,11 +36,9 @@ import { getLogger } from "@logtape/logtape";
 import { reasonText } from "../../errors/reason_text.ts";
 import {
   type Client,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  LoggingMessageNotificationSchema,
-  ProgressNotificationSchema,
+  type CreateMessageResult,
+  type ElicitResult,
+  ProtocolErrorCode,
 } from "../sdk.ts";
 import type { CallerRequest, ToolCallRelay } from "../tool_call_relay.ts";
 import { boundLogMessage, boundProgress } from "./bound_relayed_message.ts";
@@ -119,22 +117,29 @@ export class UpstreamCallRelays {
    */
   install(client: Client): void {
     // Replaces the SDK's own progress routing (see the module comment).
-    client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+    client.setNotificationHandler("notifications/progress", (notification) => {
       const { progressToken, progress, total, message } = notification.params;
       const relay = this.#byToken.get(String(progressToken))?.relay;
       relay?.progress?.(boundProgress({ progress, total, message }));
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler("notifications/message", (notification) => {
       this.#log(notification.params);
     });
     if (!this.#inquiries) return;
     client.setRequestHandler(
-      CreateMessageRequestSchema,
-      (request) => this.#inquire({ method: "sampling/createMessage", params: request.params }),
+      "sampling/createMessage",
+      // The caller's client checked its answer against the spec's schema when it came back.
+      (request) =>
+        this.#inquire({ method: "sampling/createMessage", params: request.params }) as Promise<
+          CreateMessageResult
+        >,
     );
     client.setRequestHandler(
-      ElicitRequestSchema,
-      (request) => this.#inquire({ method: "elicitation/create", params: request.params }),
+      "elicitation/create",
+      (request) =>
+        this.#inquire({ method: "elicitation/create", params: request.params }) as Promise<
+          ElicitResult
+        >,
     );
   }
 
@@ -200,7 +205,7 @@ export class UpstreamCallRelays {
     const what = request.method === "sampling/createMessage" ? "sampling" : "elicitation";
     if (this.#calls.size !== 1) {
       throw refusal(
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         this.#calls.size === 0
           ? `spillway has no call of yours in flight to send this ${what} request to`
           : `spillway cannot tell which of your ${this.#calls.size} calls in flight this ` +
@@ -211,14 +216,17 @@ export class UpstreamCallRelays {
     const ask = call?.relay?.request;
     if (call === undefined || ask === undefined) {
       const reason = `the caller cannot answer ${what} requests`;
-      throw refusal(ErrorCode.InvalidRequest, reason);
+      throw refusal(ProtocolErrorCode.InvalidRequest, reason);
     }
     let answer: Readonly<Record<string, unknown>>;
     try {
       answer = await ask(request);
     } catch (error) {
       this.#fail(call, `the client failed the ${what} request: ${reasonText(error)}`);
-      throw refusal(ErrorCode.InternalError, `the client failed the request: ${reasonText(error)}`);
+      throw refusal(
+        ProtocolErrorCode.InternalError,
+        `the client failed the request: ${reasonText(error)}`,
+      );
     }
     if (what === "elicitation" && answer.action !== "accept") {
       this.#fail(
@@ -238,7 +246,7 @@ export class UpstreamCallRelays {
 
 /**
  * An error the SDK answers the server's request with: `code` and `message`
- * as given (an `McpError` would repeat its "MCP error N:" prefix, which the
+ * as given (an `ProtocolError` would repeat its "MCP error N:" prefix, which the
  * server's SDK adds again when it reads the reply).
  */
 function refusal(code: number, message: string): Error {

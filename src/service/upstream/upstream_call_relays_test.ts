@@ -12,7 +12,7 @@ import { UpstreamCallRelays } from "./upstream_call_relays.ts";
 async function connected() {
   const server = new McpServer({ name: "s", version: "1" }, { capabilities: { logging: {} } });
   const go = Promise.withResolvers<void>();
-  server.registerTool("wait", { inputSchema: { n: z.number() } }, async () => {
+  server.registerTool("wait", { inputSchema: z.object({ n: z.number() }) }, async () => {
     await go.promise;
     return { content: [{ type: "text", text: "waited" }] };
   });
@@ -86,7 +86,7 @@ Deno.test("UpstreamCallRelays: calls of one caller share its logs; a request is 
   await waiting;
   assert.equal(
     textOf(result),
-    "refused: MCP error -32600: spillway cannot tell which of your 2 calls in flight this " +
+    "refused: spillway cannot tell which of your 2 calls in flight this " +
       "sampling request belongs to (MCP does not say), so it is not sent to any client",
   );
   assert.deepEqual(seen, ["alice log asking"]);

@@ -11,15 +11,7 @@
  * @module
  */
 
-import {
-  Client,
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  type ServerCapabilities,
-  ToolListChangedNotificationSchema,
-} from "../sdk.ts";
+import { Client, SdkError, SdkErrorCode, type ServerCapabilities } from "../sdk.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
 import type { ToolDefinition } from "../tool_source.ts";
 import { MAX_TIMER_MS } from "../tool_timeout.ts";
@@ -102,13 +94,13 @@ export class UpstreamLink {
     relays.install(client);
     // Malformed replies and transport faults reach the client's handler.
     client.onerror = (error) => logReplyFault(name, error);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.toolsChanged());
+    client.setNotificationHandler("notifications/tools/list_changed", () => events.toolsChanged());
     client.setNotificationHandler(
-      PromptListChangedNotificationSchema,
+      "notifications/prompts/list_changed",
       () => events.catalogChanged("prompts"),
     );
     client.setNotificationHandler(
-      ResourceListChangedNotificationSchema,
+      "notifications/resources/list_changed",
       () => events.catalogChanged("resources"),
     );
     this.client = client;
@@ -195,7 +187,7 @@ export class UpstreamLink {
     if (this.#ended) return true;
     // A write into a dead server's pipe can fail before its exit is reported.
     const ioFailure = this.#transport.closing ||
-      (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) ||
+      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) ||
       error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.ConnectionReset;
     if (!ioFailure) return false;
     await settlesWithin(this.closed, LOSS_CONFIRMATION_MS);

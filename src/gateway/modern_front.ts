@@ -1,0 +1,156 @@
+/**
+ * `spillway serve --http`'s face for MCP 2026-07-28: requests without a
+ * session. Each request is its client's (its token was checked in front),
+ * joins the conversation {@linkcode modernConversationKey} names within
+ * that client, and is answered by a server made for it over that
+ * conversation by the SDK's per-request handler (`createMcpHandler`): one
+ * JSON body, or an SSE stream when progress or log messages come before the
+ * result. The calls of one conversation in flight together are one batch:
+ * capped, recorded and released together, as a 2025 session's are.
+ *
+ * A conversation lasts while its client keeps calling: it is closed after
+ * `serve.session_idle_timeout` without a request, and at most
+ * `serve.max_sessions` are open at once (a request past it is answered 503).
+ * A request whose connection closes before its answer is the client's
+ * cancellation: its call is recorded as cancelled (the client disconnected),
+ * never as delivered. Each client has its own handler, so what its listen
+ * streams hear (tools, and its own prompts and resources, changed) reaches
+ * no other client.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { Duration } from "../config/duration.ts";
+import { reasonText } from "../errors/reason_text.ts";
+import { createMcpHandler, type McpHttpHandler } from "../service/sdk.ts";
+import type { OpenConversation } from "./_open_session.ts";
+import type { Gateway } from "./gateway.ts";
+import { MAX_RETRY_AFTER_S } from "./http_sessions.ts";
+import { modernConversationKey } from "./modern_conversation_key.ts";
+
+const log = getLogger(["spillway", "gateway"]);
+
+/** Options of {@linkcode ModernFront}. */
+export interface ModernFrontOptions {
+  /** How many conversations at once (`serve.max_sessions`). */
+  readonly maxConversations: number;
+  /** How long a conversation may go without a request, in ms (`serve.session_idle_timeout`). */
+  readonly idleTimeoutMs: number;
+}
+
+/** The 2026-07-28 requests of one gateway. */
+export class ModernFront {
+  readonly #gateway: Gateway;
+  readonly #options: ModernFrontOptions;
+  /** Each client's handler, made at its first request. */
+  readonly #handlers = new Map<string, McpHttpHandler>();
+  /** The open conversations, by client and key. */
+  readonly #conversations = new Map<string, OpenConversation>();
+  #closing = false;
+
+  /**
+   * @param gateway where conversations are opened
+   * @param options the limits; see {@linkcode ModernFrontOptions}
+   */
+  constructor(gateway: Gateway, options: ModernFrontOptions) {
+    this.#gateway = gateway;
+    this.#options = options;
+    gateway.onListChanged((kind, client) => {
+      for (const [name, handler] of this.#handlers) {
+        if (kind === "tools") handler.notify.toolsChanged();
+        else if (name === client && kind === "prompts") handler.notify.promptsChanged();
+        else if (name === client) handler.notify.resourcesChanged();
+      }
+    });
+  }
+
+  /** How many conversations are open now. */
+  get size(): number {
+    return this.#conversations.size;
+  }
+
+  /**
+   * Answers `request` (a 2026-07-28 POST whose JSON body is `body`) of
+   * `client`.
+   */
+  async handle(request: Request, body: unknown, client: string): Promise<Response> {
+    if (this.#closing) return jsonError(503, "spillway serve is shutting down");
+    const key = `${client}\n${modernConversationKey(request.headers, body)}`;
+    let conversation = this.#conversations.get(key);
+    if (conversation === undefined) {
+      if (this.#conversations.size >= this.#options.maxConversations) return this.#full();
+      try {
+        conversation = this.#open(key, client);
+      } catch (error) {
+        return jsonError(503, reasonText(error));
+      }
+    }
+    // A call leaves the conversation's idle state by itself; anything else says the client is there.
+    if ((body as { method?: unknown }).method !== "tools/call") conversation.session.touch();
+    return await this.#handler(client).fetch(request, {
+      parsedBody: body,
+      authInfo: { token: "", clientId: client, scopes: [], extra: { conversation: key } },
+    });
+  }
+
+  /** Closes every conversation (their running calls are cancelled and recorded) and handler. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const conversations = [...this.#conversations.values()];
+    this.#conversations.clear();
+    await Promise.allSettled(conversations.map((c) => c.session.close()));
+    await Promise.allSettled([...this.#handlers.values()].map((handler) => handler.close()));
+    this.#handlers.clear();
+  }
+
+  #open(key: string, client: string): OpenConversation {
+    const conversation = this.#gateway.open({
+      client,
+      idleTimeoutMs: this.#options.idleTimeoutMs,
+    });
+    this.#conversations.set(key, conversation);
+    // However it ends (its idle timeout, the gateway's shutdown), an ended
+    // conversation is forgotten: the key's next request opens a new one.
+    void conversation.closing.then(() => {
+      if (this.#conversations.get(key) === conversation) this.#conversations.delete(key);
+    });
+    return conversation;
+  }
+
+  #handler(client: string): McpHttpHandler {
+    let handler = this.#handlers.get(client);
+    if (handler === undefined) {
+      handler = createMcpHandler((ctx) => {
+        const key = ctx.authInfo?.extra?.conversation;
+        const conversation = typeof key === "string" ? this.#conversations.get(key) : undefined;
+        if (conversation === undefined) throw new Error("the request's conversation has ended");
+        // Over HTTP a 2026-07-28 client cancels by closing its request: an abort is that.
+        return conversation.server({ disconnected: () => true });
+      }, {
+        legacy: "reject",
+        responseMode: "auto",
+        onerror: (error) => log.debug("a 2026-07-28 request: {error}", { error }),
+      });
+      this.#handlers.set(client, handler);
+    }
+    return handler;
+  }
+
+  /** The answer to a new conversation past `maxConversations`. */
+  #full(): Response {
+    const { maxConversations, idleTimeoutMs } = this.#options;
+    const retryAfter = Math.min(MAX_RETRY_AFTER_S, Math.ceil(idleTimeoutMs / 1000));
+    const message = `spillway serve has ${maxConversations} conversations open, the most it ` +
+      `keeps (serve.max_sessions = ${maxConversations}): try again later, when one has been ` +
+      `idle for ${Duration.fromMs(idleTimeoutMs)} (serve.session_idle_timeout)`;
+    return jsonError(503, message, { "retry-after": String(retryAfter) });
+  }
+}
+
+function jsonError(status: number, message: string, headers: Record<string, string> = {}) {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    { status, headers: { "content-type": "application/json", ...headers } },
+  );
+}
