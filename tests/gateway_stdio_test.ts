@@ -32,12 +32,14 @@ Deno.test("an SDK client spawning serve --stdio gets 3 MB capped, recorded as de
       join(dir, "ws", "conversations", conversations[0]!.name, "events.jsonl"),
     ).trim().split("\n").map((line) => JSON.parse(line));
     assert.deepEqual(lines.map((e) => e.type), [
+      "session_start",
       "tool_call_request",
       "tool_call_response",
       "tool_call_request",
       "tool_call_response",
     ]);
-    assert.equal(lines[1].content, text);
+    assert.equal(lines[0].protocol, "2025-11-25");
+    assert.equal(lines[2].content, text);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -86,6 +88,7 @@ Deno.test("a stdio client that closes stdin mid-call: the call is cancelled and 
       join(dir, "ws", "conversations", conversation!.name, "events.jsonl"),
     ).trim().split("\n").map((line) => JSON.parse(line));
     assert.deepEqual(events.map((e) => [e.type, e.name ?? e.content]), [
+      ["session_start", undefined],
       ["tool_call_request", "pid"],
       ["tool_call_response", pid],
       ["tool_call_request", "hold"],

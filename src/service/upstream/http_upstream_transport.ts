@@ -125,10 +125,10 @@ export class HttpUpstreamTransport implements Transport {
    */
   explain(error: unknown): string | undefined {
     if (this.#gone !== undefined) return this.#gone;
-    const code = (error as { code?: unknown } | undefined)?.code;
-    if (typeof code !== "number" || code < 400) return undefined;
-    const detail = (error as Error).message.replace(/^Streamable HTTP error: /, "");
-    return `it answered HTTP ${code} (${detail.trim()})`;
+    // The SDK's HTTP errors carry the status (`SdkHttpError.status`).
+    const status = (error as { status?: unknown } | undefined)?.status;
+    if (typeof status !== "number" || status < 400) return undefined;
+    return `it answered HTTP ${status} (${(error as Error).message.trim()})`;
   }
 
   /** Starts the transport. */

@@ -175,21 +175,30 @@ export class UpstreamConnection {
   /** One page of the server's prompts, under the start-up timeout. */
   async listPrompts(cursor: string | undefined): Promise<CatalogPage<Prompt>> {
     const { client } = (await this.ready()).link;
-    const page = await client.listPrompts(this.#cursor(cursor), this.#listing);
+    const page = await client.request(
+      { method: "prompts/list", params: this.#cursor(cursor) },
+      this.#listing,
+    );
     return { items: page.prompts, nextCursor: page.nextCursor };
   }
 
   /** One page of the server's resources, under the start-up timeout. */
   async listResources(cursor: string | undefined): Promise<CatalogPage<Resource>> {
     const { client } = (await this.ready()).link;
-    const page = await client.listResources(this.#cursor(cursor), this.#listing);
+    const page = await client.request(
+      { method: "resources/list", params: this.#cursor(cursor) },
+      this.#listing,
+    );
     return { items: page.resources, nextCursor: page.nextCursor };
   }
 
   /** One page of the server's resource templates, under the start-up timeout. */
   async listResourceTemplates(cursor: string | undefined): Promise<CatalogPage<ResourceTemplate>> {
     const { client } = (await this.ready()).link;
-    const page = await client.listResourceTemplates(this.#cursor(cursor), this.#listing);
+    const page = await client.request(
+      { method: "resources/templates/list", params: this.#cursor(cursor) },
+      this.#listing,
+    );
     return { items: page.resourceTemplates, nextCursor: page.nextCursor };
   }
 
@@ -234,8 +243,13 @@ export class UpstreamConnection {
     return { timeout: this.startupTimeoutMs };
   }
 
-  #cursor(cursor: string | undefined): { cursor: string } | undefined {
-    return cursor === undefined ? undefined : { cursor };
+  /**
+   * One page's params: `request` rather than the SDK's `list*()`, which
+   * without a cursor walk every page themselves (and so would hide a server
+   * whose pages loop behind the SDK's own page limit).
+   */
+  #cursor(cursor: string | undefined): { cursor?: string } {
+    return cursor === undefined ? {} : { cursor };
   }
 
   #tell(kind: "prompts" | "resources"): void {
