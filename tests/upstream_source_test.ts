@@ -25,6 +25,7 @@ import {
 import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
 import { Announcements, SCRIPTED_SERVER } from "./_scripted_server.ts";
 import { captureLogs } from "./_upstream_logs.ts";
+import { ProtocolError } from "../src/service/sdk.ts";
 
 const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
 const never = new AbortController().signal;
@@ -345,13 +346,14 @@ Deno.test("a tool the server did not list is unknown, without asking the server"
   }
 });
 
-Deno.test("a JSON-RPC error answer is thrown as the SDK's McpError, not a lost call", async () => {
+Deno.test("a JSON-RPC error answer is thrown as the SDK's ProtocolError, not a lost call", async () => {
   const source = scriptedSource(new Announcements());
   try {
     await assert.rejects(
       source.call("refuse", {}, { signal: never }),
       (error: Error) =>
-        !(error instanceof ToolLostError) && /-32602.*bad params/.test(error.message),
+        error instanceof ProtocolError && error.code === -32602 &&
+        error.message === "bad params",
     );
   } finally {
     await source.close();
