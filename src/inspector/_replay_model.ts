@@ -11,7 +11,7 @@ import { turnMachine } from "../machines/turn_machine.ts";
 import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import type { InspectionFacts } from "./inspection_facts.ts";
-import type { InspectionRecord } from "./inspection_log.ts";
+import type { InspectionRecord } from "./inspection_recorder.ts";
 import type { BatchView, CallView, SizeView } from "./inspector_view.ts";
 import { mermaidStateId } from "./machine_diagram.ts";
 import { finalState, initialState, stateEntering, stateInvoking } from "./_machine_states.ts";

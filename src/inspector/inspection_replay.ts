@@ -20,7 +20,7 @@
  */
 
 import type { CallFact, InspectionFacts, NoticeRecord } from "./inspection_facts.ts";
-import type { InspectionRecord } from "./inspection_log.ts";
+import type { InspectionRecord } from "./inspection_recorder.ts";
 import type { InspectorView } from "./inspector_view.ts";
 import { CALL_ACTOR, ReplayModel, shortSession, size, statePath } from "./_replay_model.ts";
 

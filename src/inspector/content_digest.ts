@@ -1,0 +1,64 @@
+/**
+ * What stays of an event's contents when they must not leave the machine:
+ * for each field besides `type`, its size and SHA-256 digest, so that a
+ * reader can tell two results apart, or see that they were equal, without
+ * seeing either. Only plain data is measured: an object of a class (a
+ * store, a service, an actor) is named, never walked.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+
+/** A value as it leaves without its contents: its UTF-8 size and digest. */
+export interface ContentDigest {
+  /** UTF-8 bytes of the value (a string's own text; anything else as JSON). */
+  readonly bytes: number;
+  /** SHA-256 of those bytes, in hex. */
+  readonly sha256: string;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The size and SHA-256 digest of `value` (a string as is, anything else as
+ * its {@linkcode plainJson}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { contentDigest } from "./content_digest.ts";
+ * const digest = contentDigest("abc");
+ * assert.equal(digest.bytes, 3);
+ * assert.equal(digest.sha256.slice(0, 8), "ba7816bf");
+ * ```
+ */
+export function contentDigest(value: unknown): ContentDigest {
+  const bytes = encoder.encode(typeof value === "string" ? value : plainJson(value));
+  return { bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+/**
+ * `value` as JSON, its plain data only: an object of a class becomes
+ * `{"$class":"Name"}`, a function its name, an object met twice (a cycle)
+ * `"[seen]"`. Never throws.
+ */
+export function plainJson(value: unknown): string {
+  const seen = new WeakSet<object>();
+  try {
+    return JSON.stringify(value, (_key, field: unknown) => {
+      if (typeof field === "function") return `[function ${field.name || "anonymous"}]`;
+      if (typeof field === "bigint") return field.toString();
+      if (typeof field !== "object" || field === null) return field;
+      if (seen.has(field)) return "[seen]";
+      seen.add(field);
+      const prototype = Object.getPrototypeOf(field);
+      if (Array.isArray(field) || prototype === Object.prototype || prototype === null) {
+        return field;
+      }
+      return { $class: (field as { constructor?: { name?: string } }).constructor?.name ?? "?" };
+    }) ?? "null";
+  } catch (error) {
+    return JSON.stringify(`[unserializable: ${String(error)}]`);
+  }
+}
