@@ -7,11 +7,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import type { LoadConfigOptions } from "../config/load_config.ts";
-import { SpillwayError } from "../errors/spillway_error.ts";
-import { sanitizeForTerminal } from "../terminal/sanitize.ts";
-import { reasonText } from "../errors/reason_text.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { FlagSpec, ParsedFlags } from "./_flags.ts";
