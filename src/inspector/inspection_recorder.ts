@@ -104,9 +104,9 @@ export class InspectionRecorder {
   /** The record of `event` (of the client session `session`, if given). */
   record(event: InspectionEvent, session?: string): InspectionRecord {
     const ref = event.actorRef as unknown as ActorLike;
-    const base = {
-      type: event.type,
-      actor: ref.id ?? ref.sessionId,
+    const head = { type: event.type, actor: ref.id ?? ref.sessionId };
+    // Who and when go last: a line reads as what happened first.
+    const tail = {
       ...(session === undefined ? {} : { session }),
       sessionId: ref.sessionId,
       rootId: event.rootId,
@@ -114,22 +114,23 @@ export class InspectionRecorder {
     };
     switch (event.type) {
       case "@xstate.actor":
-        return { ...base, ...this.#actorFields(ref) };
+        return { ...head, ...this.#actorFields(ref), ...tail };
       case "@xstate.snapshot": {
         const snapshot = event.snapshot as { value?: unknown; status?: string };
         return {
-          ...base,
+          ...head,
           event: event.event.type,
           state: snapshot.value,
           ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
+          ...tail,
         };
       }
       case "@xstate.event":
-        return { ...base, ...this.#eventFields(event) };
+        return { ...head, ...this.#eventFields(event), ...tail };
       case "@xstate.action":
-        return { ...base, action: event.action.type };
+        return { ...head, action: event.action.type, ...tail };
       default:
-        return base;
+        return { ...head, ...tail };
     }
   }
 

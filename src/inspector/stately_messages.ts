@@ -30,11 +30,28 @@ interface StatelyBase {
   readonly id: null;
 }
 
-/** A snapshot as sent: its state value and status; its context stays home. */
+/**
+ * A snapshot as sent: its state value and status, in the shape of an
+ * XState snapshot; its context and children stay home.
+ */
 export interface StatelySnapshot {
   readonly status: string;
   readonly value?: unknown;
   readonly context: Record<string, never>;
+  readonly children: Record<string, never>;
+  readonly historyValue: Record<string, never>;
+  readonly tags: readonly never[];
+}
+
+function snapshotOf(status: string, value?: unknown): StatelySnapshot {
+  return {
+    status,
+    ...(value === undefined ? {} : { value }),
+    context: {},
+    children: {},
+    historyValue: {},
+    tags: [],
+  };
 }
 
 /** An actor was created. */
@@ -123,7 +140,7 @@ export class StatelyMessages {
           definition:
             (record.machine === undefined ? undefined : this.#definitions.get(record.machine)) ??
               JSON.stringify({ id: name }),
-          snapshot: { status: "active", context: {} },
+          snapshot: snapshotOf("active"),
         };
       }
       case "@xstate.event":
@@ -142,11 +159,7 @@ export class StatelyMessages {
         return {
           type: "@xstate.snapshot",
           event: { type: record.event ?? "" },
-          snapshot: {
-            status: record.status ?? "active",
-            ...(record.state === undefined ? {} : { value: record.state }),
-            context: {},
-          },
+          snapshot: snapshotOf(record.status ?? "active", record.state),
           ...base,
           id: null,
         };
