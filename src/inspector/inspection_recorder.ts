@@ -49,6 +49,12 @@ export interface InspectionRecord {
   readonly source?: string;
   /** The event's other fields (`@xstate.event`), each as its size and digest. */
   readonly payload?: Readonly<Record<string, ContentDigest>>;
+  /**
+   * Names an actor's input gives it (`xstate.init`): a client session's
+   * `conversationId`, an upstream connection's source `name`. Its other
+   * input fields are never recorded.
+   */
+  readonly names?: { readonly conversationId?: string; readonly name?: string };
   /** The event's other fields themselves, only when asked for; never written to a file. */
   readonly contents?: Readonly<Record<string, unknown>>;
 }
@@ -162,13 +168,25 @@ export class InspectionRecorder {
       payload[key] = contentDigest(value);
       if (this.#contents) contents[key] = JSON.parse(plainJson(value));
     }
+    const names = namesOf(carried.input);
     const some = (fields: object) => Object.keys(fields).length > 0;
     return {
       event: carried.type,
       ...(source === undefined ? {} : { source }),
       ...(facts === undefined ? {} : { facts }),
       ...(some(payload) ? { payload } : {}),
+      ...(some(names) ? { names } : {}),
       ...(some(contents) ? { contents } : {}),
     };
   }
+}
+
+/** The names an input carries, for a reader to tell sessions and connections apart. */
+function namesOf(input: unknown): { conversationId?: string; name?: string } {
+  if (typeof input !== "object" || input === null) return {};
+  const { conversationId, name } = input as { conversationId?: unknown; name?: unknown };
+  return {
+    ...(typeof conversationId === "string" ? { conversationId } : {}),
+    ...(typeof name === "string" ? { name } : {}),
+  };
 }
