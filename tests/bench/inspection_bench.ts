@@ -1,0 +1,161 @@
+/**
+ * What inspection costs a run: the 1,000-call turn of `pipeline_bench.ts`
+ * (one long-lived runtime, 1,000 calls of 1 KB, the file store) with no
+ * inspection (the baseline), with `--inspect FILE` (records as JSON lines)
+ * and with `--inspect-ws URL` (Stately's protocol to a WebSocket on
+ * loopback, a server in this process that reads every message). The summary
+ * gives each against the baseline, and the inspection events each sustains
+ * per second, from the medians of this run.
+ *
+ * `deno bench -A tests/bench/inspection_bench.ts`
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { InspectionEvent } from "xstate";
+import { parseConfig } from "../../src/config/parse_config.ts";
+import { Inspection } from "../../src/inspector/inspection.ts";
+import { InspectionLog } from "../../src/inspector/inspection_log.ts";
+import { InspectionSocket } from "../../src/inspector/inspection_socket.ts";
+import type { AssistantMessage, Provider } from "../../src/provider/provider.ts";
+import { createRuntime } from "../../src/runtime/create_runtime.ts";
+
+const CALLS = 1000;
+const KB_TEXT = "k".repeat(1024);
+/** As `pipeline_bench.ts`: a long warmup (the SDK's code settles slowly), many counted turns. */
+const SLOW = { warmup: 30, n: 60 } as const;
+
+const answer: AssistantMessage = {
+  text: "many calls",
+  toolCalls: Array.from(
+    { length: CALLS },
+    (_, i) => ({ id: `call_${i}`, name: "kb", arguments: {} }),
+  ),
+};
+const provider: Provider = {
+  complete: (request) =>
+    Promise.resolve(request.cycle === 0 ? answer : { text: "done", toolCalls: [] }),
+};
+
+const workspace = await Deno.makeTempDir({ prefix: "spillway_inspection_bench_" });
+const runtime = await createRuntime({
+  workspace,
+  cwd: workspace,
+  config: parseConfig(""),
+  provider,
+  tools: [{
+    name: "kb",
+    description: "1 KB of text",
+    inputSchema: { type: "object" },
+    run: () => Promise.resolve(KB_TEXT),
+  }],
+  noticeSink: { notice: () => {} },
+});
+
+// The inspector end of the WebSocket: reads every message, as a relay would.
+let received = 0;
+const receiver = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+  const { socket, response } = Deno.upgradeWebSocket(request);
+  socket.onmessage = () => received++;
+  return response;
+});
+
+const times = new Map<string, number[]>();
+const events = new Map<string, number>();
+let next = 0;
+
+/** One turn, inspected by `open()`'s inspection (none: no inspection), checked, timed. */
+async function turn(
+  b: Deno.BenchContext,
+  name: string,
+  open: () => Promise<Inspection | undefined>,
+): Promise<void> {
+  const inspection = await open();
+  let seen = 0;
+  const observe = inspection === undefined ? undefined : (event: InspectionEvent) => {
+    seen++;
+    inspection.observe(event);
+  };
+  const conversationId = `bench-${next++}`;
+  b.start();
+  const started = performance.now();
+  const output = await runtime.query("go", {
+    conversationId,
+    ...(observe === undefined ? {} : { inspect: (event) => observe(event as InspectionEvent) }),
+  });
+  // Sent or written: the inspection's own close is part of what it costs.
+  await inspection?.close();
+  const ms = performance.now() - started;
+  b.end();
+  const responses = output.messages.filter((m) => m.role === "tool").length;
+  if (output.status !== "finished" || responses !== CALLS) {
+    throw new Error(`turn ${output.status} with ${responses} responses`);
+  }
+  times.set(name, [...times.get(name) ?? [], ms]);
+  if (seen > 0) events.set(name, seen);
+  await Deno.remove(join(workspace, "conversations", conversationId), { recursive: true });
+}
+
+const NONE = `turn: ${CALLS} calls of 1 KB, no inspection`;
+const FILE = `turn: ${CALLS} calls of 1 KB, --inspect FILE`;
+const SOCKET = `turn: ${CALLS} calls of 1 KB, --inspect-ws URL (loopback)`;
+
+Deno.bench({
+  name: NONE,
+  group: "inspection",
+  baseline: true,
+  ...SLOW,
+  fn: async (b) => await turn(b, NONE, () => Promise.resolve(undefined)),
+});
+
+Deno.bench({
+  name: FILE,
+  group: "inspection",
+  ...SLOW,
+  fn: async (b) =>
+    await turn(
+      b,
+      FILE,
+      async () => new Inspection([await InspectionLog.create(join(workspace, "i.jsonl"))]),
+    ),
+});
+
+Deno.bench({
+  name: SOCKET,
+  group: "inspection",
+  ...SLOW,
+  fn: async (b) =>
+    await turn(b, SOCKET, async () =>
+      new Inspection([
+        await InspectionSocket.connect(new URL(`ws://127.0.0.1:${receiver.addr.port}/`)),
+      ])),
+});
+
+function median(name: string): number {
+  const sorted = [...times.get(name) ?? []].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+globalThis.addEventListener("unload", () => {
+  const line = (name: string, label: string) => {
+    const ms = median(name);
+    const rate = events.has(name)
+      ? `, ${events.get(name)} events = ${
+        Math.round((events.get(name) ?? 0) / (ms / 1000)).toLocaleString("en")
+      } events/s`
+      : "";
+    return `  ${label}: ${ms.toFixed(1)} ms = ${(ms / median(NONE)).toFixed(2)}× none${rate}`;
+  };
+  console.log([
+    "",
+    `inspection summary (medians of this run, load ${(Deno.loadavg()[0] ?? 0).toFixed(1)}):`,
+    line(NONE, "none         "),
+    line(FILE, "--inspect    "),
+    line(SOCKET, "--inspect-ws "),
+    `  WebSocket messages read by the receiver: ${received.toLocaleString("en")}`,
+  ].join("\n"));
+  void runtime.close();
+  void receiver.shutdown();
+  Deno.removeSync(workspace, { recursive: true });
+});
