@@ -30,6 +30,12 @@ async function json(path) {
 }
 
 async function start() {
+  // The run first: the tables and the timeline need no diagram, and Mermaid takes seconds.
+  wireControls();
+  await refresh();
+  document.body.dataset.shown = "true";
+  listen();
+  await loadScript("mermaid.min.js");
   globalThis.mermaid.initialize({
     startOnLoad: false,
     securityLevel: "strict",
@@ -52,10 +58,19 @@ async function start() {
   await draw("upstreamConnection", diagrams.upstreamConnection, $("#connection-diagram"), true);
   await draw("session", diagrams.session, $("#session-diagram"));
   await listMachines(diagrams.machines);
-  wireControls();
-  await refresh();
-  listen();
+  // Drawn now: light what the view says.
+  if (page.view !== undefined) show(page.view);
   document.body.dataset.ready = "true";
+}
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`${src} did not load`));
+    document.head.append(script);
+  });
 }
 
 /** Follows the file: each `steps` event, while the last step is followed, brings the new view. */

@@ -117,7 +117,9 @@ function showTimeline(view, picked, pick) {
     track.prepend(bar);
     const sizes = [call.raw, call.threshold, call.recorded].filter(Boolean).map((s) => s.text);
     const how = text("sizes", sizes.join(" → ") || "·");
-    const cutBy = text("cut", call.cutBy.length === 0 ? "" : `cut by ${call.cutBy.join(", ")}`);
+    const cutBy = call.cutBy.length === 0
+      ? text("quiet", "")
+      : text("cut", `cut by ${call.cutBy.join(", ")}`);
     row.title = [
       `${call.id} · ${call.tool}${batch.session ? ` · session ${batch.session}` : ""}`,
       `known +${seconds(call.startedAt ?? 0)}, result +${seconds(call.slotAt ?? 0)}, ` +
