@@ -8,6 +8,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 
 /** A value as it leaves without its contents: its UTF-8 size and digest. */
@@ -18,7 +19,6 @@ export interface ContentDigest {
   readonly sha256: string;
 }
 
-const encoder = new TextEncoder();
 
 /**
  * The size and SHA-256 digest of `value` (a string as is, anything else as
@@ -34,8 +34,12 @@ const encoder = new TextEncoder();
  * ```
  */
 export function contentDigest(value: unknown): ContentDigest {
-  const bytes = encoder.encode(typeof value === "string" ? value : plainJson(value));
-  return { bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+  // Measured and hashed natively from the string: no copy of a large result is encoded first.
+  const text = typeof value === "string" ? value : plainJson(value);
+  return {
+    bytes: Buffer.byteLength(text, "utf8"),
+    sha256: createHash("sha256").update(text, "utf8").digest("hex"),
+  };
 }
 
 /**

@@ -4,8 +4,12 @@
  * inspection (the baseline), with `--inspect FILE` (records as JSON lines)
  * and with `--inspect-ws URL` (Stately's protocol to a WebSocket on
  * loopback, a server in this process that reads every message). The summary
- * gives each against the baseline, and the inspection events each sustains
- * per second, from the medians of this run.
+ * gives each against the baseline, from the medians of this run.
+ *
+ * Group "sinks": how many inspection events per second each way out
+ * sustains, the events of one such turn (captured once, real events, the
+ * phase end's and the commit's carrying all 1,000 results) fed again and
+ * again to the recorder alone, to `--inspect FILE` and to `--inspect-ws`.
  *
  * `deno bench -A tests/bench/inspection_bench.ts`
  *
@@ -132,20 +136,82 @@ Deno.bench({
       ])),
 });
 
+// The events of one turn, captured to be fed again.
+const captured: InspectionEvent[] = [];
+await runtime.query("go", {
+  conversationId: "capture",
+  inspect: (e) => captured.push(e as InspectionEvent),
+});
+const FEEDS = 10;
+
+async function feed(
+  b: Deno.BenchContext,
+  name: string,
+  open: () => Promise<Inspection>,
+): Promise<void> {
+  const inspection = await open();
+  b.start();
+  const started = performance.now();
+  for (let i = 0; i < FEEDS; i++) for (const event of captured) inspection.observe(event);
+  await inspection.close();
+  const ms = performance.now() - started;
+  b.end();
+  times.set(name, [...times.get(name) ?? [], ms]);
+  events.set(name, FEEDS * captured.length);
+}
+
+const RECORDER = `sinks: ${FEEDS} turns' events, the recorder alone`;
+const TO_FILE = `sinks: ${FEEDS} turns' events to --inspect FILE`;
+const TO_SOCKET = `sinks: ${FEEDS} turns' events to --inspect-ws URL`;
+const FAST = { warmup: 20, n: 30 } as const;
+
+Deno.bench({
+  name: RECORDER,
+  group: "sinks",
+  baseline: true,
+  ...FAST,
+  fn: async (b) => await feed(b, RECORDER, () => Promise.resolve(new Inspection([]))),
+});
+
+Deno.bench({
+  name: TO_FILE,
+  group: "sinks",
+  ...FAST,
+  fn: async (b) =>
+    await feed(
+      b,
+      TO_FILE,
+      async () => new Inspection([await InspectionLog.create(join(workspace, "f.jsonl"))]),
+    ),
+});
+
+Deno.bench({
+  name: TO_SOCKET,
+  group: "sinks",
+  ...FAST,
+  fn: async (b) =>
+    await feed(b, TO_SOCKET, async () =>
+      new Inspection([
+        await InspectionSocket.connect(new URL(`ws://127.0.0.1:${receiver.addr.port}/`)),
+      ])),
+});
+
 function median(name: string): number {
   const sorted = [...times.get(name) ?? []].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 globalThis.addEventListener("unload", () => {
-  const line = (name: string, label: string) => {
+  const line = (name: string, label: string, base = NONE) => {
     const ms = median(name);
     const rate = events.has(name)
       ? `, ${events.get(name)} events = ${
         Math.round((events.get(name) ?? 0) / (ms / 1000)).toLocaleString("en")
       } events/s`
       : "";
-    return `  ${label}: ${ms.toFixed(1)} ms = ${(ms / median(NONE)).toFixed(2)}× none${rate}`;
+    return `  ${label}: ${ms.toFixed(1)} ms = ${(ms / median(base)).toFixed(2)}× ${
+      base === NONE ? "none" : "the recorder"
+    }${rate}`;
   };
   console.log([
     "",
@@ -153,6 +219,10 @@ globalThis.addEventListener("unload", () => {
     line(NONE, "none         "),
     line(FILE, "--inspect    "),
     line(SOCKET, "--inspect-ws "),
+    `  one turn's events: ${captured.length}; fed ${FEEDS} times:`,
+    line(RECORDER, "recorder     ", RECORDER),
+    line(TO_FILE, "--inspect    ", RECORDER),
+    line(TO_SOCKET, "--inspect-ws ", RECORDER),
     `  WebSocket messages read by the receiver: ${received.toLocaleString("en")}`,
   ].join("\n"));
   void runtime.close();
