@@ -127,6 +127,8 @@ class Follower {
         if (event.paths.some((changed) => resolve(changed) === path)) this.#changed();
       }
     })().catch(() => {});
+    // What was written between the last read and the watch's start is read now.
+    this.#changed();
   }
 
   #changed(): void {
