@@ -101,6 +101,12 @@ export class InspectionRecorder {
   readonly #contents: boolean;
   readonly #now: () => number;
   readonly #defined = new Set<string>();
+  /**
+   * Digests of objects already digested: a promise actor's result comes
+   * twice (its own resolve event, its parent's done event), the same object.
+   * Events are data, never changed in place.
+   */
+  readonly #digests = new WeakMap<object, ContentDigest>();
 
   constructor(options: InspectionRecorderOptions = {}) {
     this.#contents = options.contents ?? false;
@@ -157,6 +163,16 @@ export class InspectionRecorder {
     };
   }
 
+  #digest(value: unknown): ContentDigest {
+    if (typeof value !== "object" || value === null) return contentDigest(value);
+    let digest = this.#digests.get(value);
+    if (digest === undefined) {
+      digest = contentDigest(value);
+      this.#digests.set(value, digest);
+    }
+    return digest;
+  }
+
   #eventFields(event: InspectionEvent & { type: "@xstate.event" }): Partial<InspectionRecord> {
     const carried = event.event as { readonly type: string; readonly [field: string]: unknown };
     const facts = inspectionFacts(event);
@@ -165,7 +181,7 @@ export class InspectionRecorder {
     const contents: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(carried)) {
       if (key === "type" || NEVER_SENT.includes(key)) continue;
-      payload[key] = contentDigest(value);
+      payload[key] = this.#digest(value);
       if (this.#contents) contents[key] = JSON.parse(plainJson(value));
     }
     const names = namesOf(carried.input);

@@ -7,9 +7,10 @@
  * gives each against the baseline, from the medians of this run.
  *
  * Group "sinks": how many inspection events per second each way out
- * sustains, the events of one such turn (captured once, real events, the
- * phase end's and the commit's carrying all 1,000 results) fed again and
- * again to the recorder alone, to `--inspect FILE` and to `--inspect-ws`.
+ * sustains: the events of one such turn (captured once: real events, the
+ * phase end's and the commit's carrying all 1,000 results) fed to a fresh
+ * recorder alone, to `--inspect FILE` and to `--inspect-ws`, each opened and
+ * closed in the iteration.
  *
  * `deno bench -A tests/bench/inspection_bench.ts`
  *
@@ -142,7 +143,8 @@ await runtime.query("go", {
   conversationId: "capture",
   inspect: (e) => captured.push(e as InspectionEvent),
 });
-const FEEDS = 10;
+/** One turn's events per iteration: a fresh recorder each time, as each run has (it caches digests). */
+const FEEDS = 1;
 
 async function feed(
   b: Deno.BenchContext,
@@ -160,10 +162,10 @@ async function feed(
   events.set(name, FEEDS * captured.length);
 }
 
-const RECORDER = `sinks: ${FEEDS} turns' events, the recorder alone`;
-const TO_FILE = `sinks: ${FEEDS} turns' events to --inspect FILE`;
-const TO_SOCKET = `sinks: ${FEEDS} turns' events to --inspect-ws URL`;
-const FAST = { warmup: 20, n: 30 } as const;
+const RECORDER = `sinks: one turn's events, the recorder alone`;
+const TO_FILE = `sinks: one turn's events to --inspect FILE`;
+const TO_SOCKET = `sinks: one turn's events to --inspect-ws URL`;
+const FAST = { warmup: 30, n: 80 } as const;
 
 Deno.bench({
   name: RECORDER,
@@ -219,7 +221,7 @@ globalThis.addEventListener("unload", () => {
     line(NONE, "none         "),
     line(FILE, "--inspect    "),
     line(SOCKET, "--inspect-ws "),
-    `  one turn's events: ${captured.length}; fed ${FEEDS} times:`,
+    `  one turn's events (${captured.length}), alone:`,
     line(RECORDER, "recorder     ", RECORDER),
     line(TO_FILE, "--inspect    ", RECORDER),
     line(TO_SOCKET, "--inspect-ws ", RECORDER),
