@@ -19,7 +19,6 @@ export interface ContentDigest {
   readonly sha256: string;
 }
 
-
 /**
  * The size and SHA-256 digest of `value` (a string as is, anything else as
  * its {@linkcode plainJson}).
