@@ -80,8 +80,13 @@ Deno.test({
       const session = await current(page, "#session-diagram");
       assert.ok(session.some((id) => id.startsWith("open_calls_")), session.join());
       assert.ok(session.some((id) => id.startsWith("open_commits_")), session.join());
-      // The upstream connection that served test_simple_text: ready, serving.
-      await page.waitForSelector('#upstreams .chip:text-is("mcp.conf · ready.serving")');
+      // The upstream connection that served test_simple_text: ready, serving, lit when it is picked.
+      assert.match(
+        (await page.textContent('#timeline .line[data-call="call_2"]')) ?? "",
+        /call_2 test_simple_text via mcp\.conf/,
+      );
+      await page.click('#timeline .line[data-call="call_2"]');
+      await page.waitForSelector('#upstreams .chip.picked:text-is("mcp.conf · ready.serving")');
       assert.deepEqual(await current(page, "#connection-diagram"), ["ready_serving"]);
       assert.deepEqual(problems, []);
       const screenshot = Deno.env.get("SPILLWAY_SCREENSHOT");

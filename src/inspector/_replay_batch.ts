@@ -31,6 +31,8 @@ const CALL_ROUTE = {
 /** What a batch's call asks of the model around it: its lane's phase, while it runs. */
 export interface BatchContext {
   phaseOf(batch: Batch): string[] | undefined;
+  /** The upstream connection a tool's calls go through, if an upstream server lists it. */
+  upstreamOf(tool: string): string | undefined;
 }
 
 export class Call {
@@ -63,6 +65,7 @@ export class Call {
     const threshold = size(this.threshold);
     const recorded = size(this.recorded);
     const ended = this.ended ?? batch.ended;
+    const upstream = model.upstreamOf(this.tool);
     return {
       index: this.index,
       id: this.id,
@@ -79,6 +82,7 @@ export class Call {
       ...(this.slotAt === undefined ? {} : { slotAt: this.slotAt }),
       ...(batch.endedAt === undefined ? {} : { endedAt: batch.endedAt }),
       ...(ended === undefined ? {} : { ended }),
+      ...(upstream === undefined ? {} : { upstream }),
     };
   }
 }

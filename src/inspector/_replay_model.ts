@@ -38,6 +38,8 @@ class Tracked {
   state: unknown;
   status: string | undefined;
   name: string | undefined;
+  /** The tools its server listed (an upstream connection). */
+  tools: readonly string[] = [];
   batches = 0;
   calls = 0;
   constructor(readonly machine: string, readonly session: string | undefined) {}
@@ -108,6 +110,17 @@ export class ReplayModel implements BatchContext {
     return this.latest(batch) ? this.#lanes.get(batch.session)?.phase : undefined;
   }
 
+  /**
+   * The upstream connection a tool's calls go through, by the tool's name as
+   * its server lists it (a tool the config renames is not matched).
+   */
+  upstreamOf(tool: string): string | undefined {
+    for (const tracked of this.#tracked.values()) {
+      if (tracked.machine !== "session" && tracked.tools.includes(tool)) return tracked.name;
+    }
+    return undefined;
+  }
+
   /** The client sessions, in order of appearance. */
   clients(): ClientView[] {
     return [...this.#tracked.values()].filter((t) => t.machine === "session").map((t) => {
@@ -171,6 +184,7 @@ export class ReplayModel implements BatchContext {
     if (tracked === undefined) return false;
     const names = record.names;
     if (names !== undefined) tracked.name = names.conversationId ?? names.name;
+    if (record.facts?.kind === "tools") tracked.tools = record.facts.tools;
     if (record.type === "@xstate.snapshot") {
       tracked.state = record.state;
       tracked.status = record.status;

@@ -130,7 +130,7 @@ export class InspectionReplay {
     }
     const machine = this.#tracked.get(id);
     if (machine === undefined) return;
-    if (record.type === "@xstate.event" && record.names !== undefined) {
+    if (record.type === "@xstate.event" && (record.names ?? record.facts) !== undefined) {
       this.#records.push(record);
       return;
     }
@@ -207,6 +207,8 @@ function lifecycleActor(actor: string): boolean {
 
 function factsSaid(facts: InspectionFacts): string {
   switch (facts.kind) {
+    case "tools":
+      return `an upstream server listed ${plural(facts.tools.length, "tool")}`;
     case "joined":
       return `a phase started: ${plural(facts.calls.length, "call")} from the client`;
     case "calls":

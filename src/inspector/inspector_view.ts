@@ -44,6 +44,8 @@ export interface CallView {
    * xstate.done.actor.commit, then always [committedAndReleased]`).
    */
   readonly ended?: string;
+  /** The upstream connection it went through (`mcp.<server>`), when an upstream server lists its tool. */
+  readonly upstream?: string;
 }
 
 /** One batch (the calls of one model answer) at a step. */

@@ -209,7 +209,7 @@ function show(view) {
     page.session = session;
     show(page.view);
   });
-  globalThis.showUpstreams(view);
+  globalThis.showUpstreams(view, picked?.upstream);
   globalThis.showTimeline(view, { batch: batch?.cycle, call: picked?.index }, (cycle, index) => {
     page.batch = cycle;
     page.call = index;

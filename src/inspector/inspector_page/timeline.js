@@ -40,19 +40,25 @@ function showClients(view, session, pick) {
   lightRegions(document.querySelector("#session-diagram"), "diagram-session", shown?.active ?? []);
 }
 
-/** Lists the upstream connections and lights the machine of the first one (or the picked). */
-function showUpstreams(view) {
+/**
+ * Lists the upstream connections and lights the machine of the one the picked call went through
+ * (`name`), or else the first.
+ */
+function showUpstreams(view, name) {
+  const shown = view.upstreams.find((upstream) => upstream.name === name) ?? view.upstreams[0];
   const chips = document.querySelector("#upstreams");
   chips.replaceChildren(...view.upstreams.map((upstream) => {
     const chip = document.createElement("span");
-    chip.className = `chip ${upstream.status === "active" ? "running" : "done"}`;
+    chip.className = `chip ${upstream.status === "active" ? "running" : "done"}${
+      upstream === shown ? " picked" : ""
+    }`;
     chip.textContent = `${upstream.name} · ${upstream.state}`;
     return chip;
   }));
   lightRegions(
     document.querySelector("#connection-diagram"),
     "diagram-upstreamConnection",
-    view.upstreams[0]?.active ?? [],
+    shown?.active ?? [],
   );
 }
 
@@ -101,7 +107,10 @@ function showTimeline(view, picked, pick) {
       "who mono",
       batch.session === undefined ? `cycle ${batch.cycle}` : batch.session,
     );
-    const what = text("what mono", `${call.id} ${call.tool}`);
+    const what = text(
+      "what mono",
+      `${call.id} ${call.tool}${call.upstream === undefined ? "" : ` via ${call.upstream}`}`,
+    );
     const track = document.createElement("span");
     track.className = "track";
     const bar = document.createElement("span");
