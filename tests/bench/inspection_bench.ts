@@ -18,6 +18,7 @@
  */
 
 import { join } from "node:path";
+import process from "node:process";
 import type { InspectionEvent } from "xstate";
 import { parseConfig } from "../../src/config/parse_config.ts";
 import { Inspection } from "../../src/inspector/inspection.ts";
@@ -67,6 +68,8 @@ const receiver = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {}
 });
 
 const times = new Map<string, number[]>();
+/** CPU time (user + system) of each counted turn: less moved by other work on the machine. */
+const cpuTimes = new Map<string, number[]>();
 const events = new Map<string, number>();
 let next = 0;
 
@@ -84,6 +87,7 @@ async function turn(
   };
   const conversationId = `bench-${next++}`;
   b.start();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const output = await runtime.query("go", {
     conversationId,
@@ -92,7 +96,9 @@ async function turn(
   // Sent or written: the inspection's own close is part of what it costs.
   await inspection?.close();
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   b.end();
+  cpuTimes.set(name, [...cpuTimes.get(name) ?? [], (used.user + used.system) / 1000]);
   const responses = output.messages.filter((m) => m.role === "tool").length;
   if (output.status !== "finished" || responses !== CALLS) {
     throw new Error(`turn ${output.status} with ${responses} responses`);
@@ -198,8 +204,8 @@ Deno.bench({
       ])),
 });
 
-function median(name: string): number {
-  const sorted = [...times.get(name) ?? []].sort((a, b) => a - b);
+function median(name: string, of: Map<string, number[]> = times): number {
+  const sorted = [...of.get(name) ?? []].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
@@ -211,9 +217,14 @@ globalThis.addEventListener("unload", () => {
         Math.round((events.get(name) ?? 0) / (ms / 1000)).toLocaleString("en")
       } events/s`
       : "";
+    const cpu = cpuTimes.has(name)
+      ? ` (CPU time ${median(name, cpuTimes).toFixed(1)} ms = ${
+        (median(name, cpuTimes) / median(base, cpuTimes)).toFixed(2)
+      }×)`
+      : "";
     return `  ${label}: ${ms.toFixed(1)} ms = ${(ms / median(base)).toFixed(2)}× ${
       base === NONE ? "none" : "the recorder"
-    }${rate}`;
+    }${cpu}${rate}`;
   };
   console.log([
     "",
