@@ -39,6 +39,7 @@
  * @module
  */
 
+import type { InspectionEvent } from "xstate";
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
@@ -125,6 +126,8 @@ export interface McpUpstreamSourceOptions {
   readonly restart?: RestartPolicy;
   /** The clock the time limits and delays run on. Default: {@linkcode SYSTEM_CLOCK}. */
   readonly clock?: TimerClock;
+  /** Receives each connection actor's XState inspection events (`serve --inspect`). Default: none. */
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /**
@@ -180,6 +183,7 @@ export class McpUpstreamSource implements ToolSource {
         clock,
         ...(options.restart === undefined ? {} : { restart: options.restart }),
         ...(options.relayInquiries === undefined ? {} : { relayInquiries: options.relayInquiries }),
+        ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       }));
   }
 

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { createActor } from "xstate";
+import { createActor, type InspectionEvent } from "xstate";
 import { SpillwayError } from "../../errors/spillway_error.ts";
 import type {
   GetPromptRequest,
@@ -51,6 +51,8 @@ export interface UpstreamConnectionOptions {
   readonly relayInquiries?: boolean;
   /** The clock of the machine's delays. Default: {@linkcode SYSTEM_CLOCK}. */
   readonly clock?: TimerClock;
+  /** Receives the connection actor's XState inspection events (`serve --inspect`). Default: none. */
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /** The connection to one upstream server. */
@@ -86,6 +88,7 @@ export class UpstreamConnection {
         warn: options.warn,
       },
       clock: options.clock ?? SYSTEM_CLOCK,
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     });
     this.#actor.on("connection.ready", ({ live }) => {
       this.#settle((attempt) => attempt.resolve(live));
