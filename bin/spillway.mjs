@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The `spillway` command of the npm package. spillway's command line is a
 // Deno program (dist/cli.js, bundled with every dependency inside); this
-// starts it with the Deno binary that the `deno` npm dependency installed,
-// so Node and npm are all a machine needs. Arguments, stdio, the exit code
-// and stop signals pass through unchanged.
+// starts it with the Deno binary of the `deno` npm package, so Node and npm
+// are all a machine needs. `deno` is a peer dependency, which npm installs:
+// as a dependency, Deno's own task runner in a checkout would take its bin
+// for `deno`. Arguments, stdio, the exit code and stop signals pass through.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -50,7 +51,8 @@ function denoBinary() {
   } catch (error) {
     process.stderr.write(
       `spillway: the Deno binary of the "deno" npm package is missing (${error.message}).\n` +
-        "Reinstall spillway with npm (its optional dependency @deno/<platform> holds the binary).\n",
+        "Reinstall spillway with npm 7 or later, without --legacy-peer-deps: it installs the peer\n" +
+        "dependency deno, whose optional dependency @deno/<platform> holds the binary.\n",
     );
     process.exit(1);
   }
