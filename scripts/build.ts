@@ -5,7 +5,8 @@
  * ES modules with every npm dependency inside, so nothing is fetched at run
  * time. `deno bundle` resolves the imports of deno.json (whichever packages
  * they name) and splits what the entry points share into chunks; esbuild
- * then lowers the syntax Node 20 lacks (`using`) in place.
+ * then lowers the syntax Node 20 lacks (`using`) in place, and puts in the
+ * one standard function it lacks (`Promise.withResolvers`).
  *
  * Run by `npm pack` (the `prepack` script), or by hand:
  * `deno run --allow-read --allow-write --allow-run --allow-env scripts/build.ts`.
@@ -24,6 +25,15 @@ const DIST = new URL("dist/", ROOT);
 const ENTRIES: readonly string[] = ["src/cli.ts", "src/mod.ts", "src/testing/mod.ts"];
 /** The oldest Node the package supports (package.json `engines`). */
 const NODE_TARGET = "node20";
+/**
+ * What Node 20 lacks beyond syntax, put in place at the top of each module
+ * when missing: `Promise.withResolvers` (Node 22), as the standard defines it.
+ */
+const NODE_20_POLYFILLS = `Promise.withResolvers ??= function withResolvers() {
+  let resolve, reject;
+  const promise = new this((yes, no) => { resolve = yes; reject = no; });
+  return { promise, resolve, reject };
+};`;
 
 await Deno.remove(DIST, { recursive: true }).catch((error) => {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
@@ -78,6 +88,7 @@ async function lower(paths: readonly string[]): Promise<void> {
       format: "esm",
       platform: "node",
       target: NODE_TARGET,
+      banner: { js: NODE_20_POLYFILLS },
       logLevel: "warning",
     });
   } finally {
