@@ -1,7 +1,7 @@
 /**
  * The file functions of the platform seam on Node, over `node:fs`: a
- * {@linkcode FileHandle} is a file descriptor with a position of its own,
- * closed synchronously as a `Deno.FsFile` is.
+ * {@linkcode FileHandle} is a file descriptor, closed synchronously as a
+ * `Deno.FsFile` is.
  *
  * @module
  */
@@ -43,11 +43,15 @@ export function fileInfo(stats: fs.Stats): FileInfo {
   };
 }
 
-/** An open file descriptor and its position. */
+/**
+ * An open file descriptor. Reads and writes go at the descriptor's own
+ * offset (pipes and FIFOs have no other) until a `seek`, after which the
+ * handle keeps the position itself: Node has no lseek.
+ */
 class NodeFile implements FileHandle {
   readonly #fd: number;
   readonly #append: boolean;
-  #position = 0;
+  #position: number | null = null;
   #closed = false;
 
   constructor(fd: number, append: boolean) {
@@ -58,26 +62,21 @@ class NodeFile implements FileHandle {
   async read(buffer: Uint8Array): Promise<number | null> {
     if (buffer.length === 0) return 0;
     const { bytesRead } = await read(this.#fd, buffer, 0, buffer.length, this.#position);
-    this.#position += bytesRead;
+    if (this.#position !== null) this.#position += bytesRead;
     return bytesRead === 0 ? null : bytesRead;
   }
 
   async write(bytes: Uint8Array): Promise<number> {
     const at = this.#append ? null : this.#position;
     const { bytesWritten } = await write(this.#fd, bytes, 0, bytes.length, at);
-    if (!this.#append) this.#position += bytesWritten;
+    if (at !== null) this.#position = at + bytesWritten;
     return bytesWritten;
   }
 
   writeSync(bytes: Uint8Array): number {
-    const written = fs.writeSync(
-      this.#fd,
-      bytes,
-      0,
-      bytes.length,
-      this.#append ? null : this.#position,
-    );
-    if (!this.#append) this.#position += written;
+    const at = this.#append ? null : this.#position;
+    const written = fs.writeSync(this.#fd, bytes, 0, bytes.length, at);
+    if (at !== null) this.#position = at + written;
     return written;
   }
 

@@ -40,3 +40,13 @@ export function isPermissionDenied(error: unknown): boolean {
   const code = codeOf(error);
   return code === "EACCES" || code === "EPERM";
 }
+
+/** Whether `error` says the other end of a pipe or a connection went away. */
+export function isBrokenPipe(error: unknown): boolean {
+  if (
+    DENO !== undefined &&
+    (error instanceof DENO.errors.BrokenPipe || error instanceof DENO.errors.ConnectionReset)
+  ) return true;
+  const code = codeOf(error);
+  return code === "EPIPE" || code === "ECONNRESET";
+}

@@ -40,8 +40,11 @@ export function open(path: string, options: OpenOptions = { read: true }): Promi
 }
 
 /** The whole file at `path`, as bytes. */
-export function readFile(path: string): Promise<Uint8Array> {
-  return DENO === undefined ? fs.readFile(path) : DENO.readFile(path);
+export async function readFile(path: string): Promise<Uint8Array> {
+  if (DENO !== undefined) return await DENO.readFile(path);
+  // A plain Uint8Array, as on Deno, not Node's Buffer subclass.
+  const bytes = await fs.readFile(path);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** The whole file at `path`, as UTF-8 text; `signal` aborts the read. */

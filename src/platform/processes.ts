@@ -17,6 +17,8 @@ export type SignalName = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGKILL";
 
 /** How a child process ended. */
 export interface ExitStatus {
+  /** Whether it exited with code 0. */
+  readonly success: boolean;
   /** Its exit code (128 + the signal's number when a signal ended it, as Deno reports). */
   readonly code: number;
   /** The signal that ended it, or null. */
@@ -31,7 +33,7 @@ export interface ChildProcess {
   readonly stdin: WritableStream<Uint8Array>;
   /** Its stdout. */
   readonly stdout: ReadableStream<Uint8Array>;
-  /** Its stderr. */
+  /** Its stderr (when piped; read nothing from it otherwise). */
   readonly stderr: ReadableStream<Uint8Array>;
   /** Settles when it has exited and been reaped. */
   readonly status: Promise<ExitStatus>;
@@ -49,6 +51,11 @@ export interface SpawnOptions {
   readonly clearEnv?: boolean;
   /** Its own process group (and session), so a group kill reaches its children. Default: false. */
   readonly detached?: boolean;
+  /**
+   * Where its stderr goes: piped (the child's `stderr`), this process's
+   * stderr, or nowhere. Default: `"piped"`.
+   */
+  readonly stderr?: "piped" | "inherit" | "null";
 }
 
 /**
@@ -82,7 +89,7 @@ export function spawnProcess(command: string, options: SpawnOptions): Promise<Ch
           detached: options.detached ?? false,
           stdin: "piped",
           stdout: "piped",
-          stderr: "piped",
+          stderr: options.stderr ?? "piped",
         }).spawn(),
       );
     } catch (error) {
@@ -92,17 +99,20 @@ export function spawnProcess(command: string, options: SpawnOptions): Promise<Ch
   return spawnNode(command, options);
 }
 
+/** Node's name of each place stderr can go. */
+const NODE_STDIO = { piped: "pipe", inherit: "inherit", null: "ignore" } as const;
+
 function spawnNode(command: string, options: SpawnOptions): Promise<ChildProcess> {
   const env = options.clearEnv === true ? { ...options.env } : { ...process.env, ...options.env };
   const child = childProcess.spawn(command, [...(options.args ?? [])], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env,
     detached: options.detached ?? false,
-    stdio: "pipe",
+    stdio: ["pipe", "pipe", NODE_STDIO[options.stderr ?? "piped"]],
   });
   const status = new Promise<ExitStatus>((resolve) => {
     child.once("close", (code, signal) => {
-      resolve({ code: code ?? 128 + signalNumber(signal), signal });
+      resolve({ success: code === 0, code: code ?? 128 + signalNumber(signal), signal });
     });
   });
   return new Promise((resolve, reject) => {
@@ -110,12 +120,18 @@ function spawnNode(command: string, options: SpawnOptions): Promise<ChildProcess
     child.once("spawn", () => {
       child.off("error", reject);
       // Writes after the child is gone fail quietly, as on Deno: its status says what happened.
-      child.stdin.on("error", () => {});
+      const { stdin, stdout } = child as {
+        stdin: NodeJS.WritableStream;
+        stdout: NodeJS.ReadableStream;
+      };
+      stdin.on("error", () => {});
       resolve({
         pid: child.pid!,
-        stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-        stdout: Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-        stderr: Readable.toWeb(child.stderr) as ReadableStream<Uint8Array>,
+        stdin: Writable.toWeb(stdin as Writable) as WritableStream<Uint8Array>,
+        stdout: Readable.toWeb(stdout as Readable) as ReadableStream<Uint8Array>,
+        stderr: child.stderr === null
+          ? new ReadableStream({ start: (controller) => controller.close() })
+          : Readable.toWeb(child.stderr) as ReadableStream<Uint8Array>,
         status,
       });
     });
