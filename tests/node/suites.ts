@@ -36,6 +36,6 @@ import "../../src/blobs/blob_owners_test.ts";
 import "../../src/blobs/file_blob_store_test.ts";
 import "../../src/blobs/search_blob_test.ts";
 import "../../src/runtime/create_runtime_test.ts";
-import "../local_tool_source_test.ts";
+// tests/local_tool_source_test.ts: see above.
 import "../truncation_turn_test.ts";
 import "../turn_loop_test.ts";
