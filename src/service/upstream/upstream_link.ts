@@ -22,6 +22,8 @@ import {
 } from "./line_stdio_client_transport.ts";
 import { logReplyFault } from "./_upstream_log.ts";
 import type { UpstreamCallRelays } from "./upstream_call_relays.ts";
+import { isBrokenPipe } from "../../platform/file_errors.ts";
+import type { ExitStatus } from "../../platform/processes.ts";
 
 /** How spillway introduces itself to upstream servers. */
 const CLIENT_INFO = { name: "spillway", version: "0.1.0" };
@@ -190,7 +192,7 @@ export class UpstreamLink {
     // A write into a dead server's pipe can fail before its exit is reported.
     const ioFailure = this.#transport.closing ||
       (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) ||
-      error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.ConnectionReset;
+      isBrokenPipe(error);
     if (!ioFailure) return false;
     await settlesWithin(this.closed, LOSS_CONFIRMATION_MS);
     return this.#ended;
@@ -211,6 +213,6 @@ export class UpstreamLink {
 }
 
 /** `code 3`, `signal SIGKILL`: how a process exited. */
-export function describeExit(status: Deno.CommandStatus): string {
+export function describeExit(status: ExitStatus): string {
   return status.signal === null ? `code ${status.code}` : `signal ${status.signal}`;
 }
