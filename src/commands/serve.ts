@@ -57,8 +57,14 @@ conversation under <workspace>/conversations/; results are capped (each
 tool's size_threshold, the client ceiling, the 2 MiB batch ceiling), made
 durable, and only then delivered, byte for byte as recorded.
 
+Both MCP protocol eras are served: 2025-11-25 sessions (initialize) and
+2026-07-28 requests, which carry no session (docs/protocol.md): over HTTP a
+2026-07-28 request joins its client's conversation named by its
+Spillway-Conversation header, else by an id in its _meta, else by its
+client's name.
+
 --stdio: the client spawns spillway; stdout carries only the protocol,
-notices and logs go to stderr.
+notices and logs go to stderr. The first message sets the era.
 
 --http [HOST:]PORT: Streamable HTTP at /mcp, bound to 127.0.0.1 unless a
 host is given; the URL is printed on stdout, one line, once listening (the
