@@ -13,6 +13,7 @@ import { SimulatedClock } from "xstate";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
+import { ProtocolError } from "../src/service/sdk.ts";
 import {
   CONTRACT_TIMEOUT_MS,
   defineToolSourceContract,
@@ -345,13 +346,13 @@ Deno.test("a tool the server did not list is unknown, without asking the server"
   }
 });
 
-Deno.test("a JSON-RPC error answer is thrown as the SDK's McpError, not a lost call", async () => {
+Deno.test("a JSON-RPC error answer is thrown as the SDK's ProtocolError, not a lost call", async () => {
   const source = scriptedSource(new Announcements());
   try {
     await assert.rejects(
       source.call("refuse", {}, { signal: never }),
       (error: Error) =>
-        !(error instanceof ToolLostError) && /-32602.*bad params/.test(error.message),
+        error instanceof ProtocolError && error.code === -32602 && error.message === "bad params",
     );
   } finally {
     await source.close();

@@ -13,7 +13,14 @@
  * @module
  */
 
-import { type JSONRPCMessage, ProtocolError, ProtocolErrorCode, type RequestId } from "../sdk.ts";
+import {
+  type JSONRPCMessage,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestId,
+  SdkError,
+  SdkErrorCode,
+} from "../sdk.ts";
 import { describeIssues } from "../tool_source_faults.ts";
 
 /**
@@ -166,7 +173,11 @@ export function malformedFlaw(error: unknown): string | undefined {
     const flaw: unknown = (data as Record<string, unknown>)[MALFORMED_REPLY_DATA_KEY];
     return typeof flaw === "string" ? flaw : undefined;
   }
-  // The SDK rejects a result that fails its schema with the zod error itself.
+  // The v2 SDK rejects a result that fails its schema with an SdkError saying so.
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+    return error.message.replace(/^Invalid result for [^:]+: /, "");
+  }
+  // The v1 SDK rejected it with the zod error itself.
   if (typeof error !== "object" || error === null || !("issues" in error)) return undefined;
   const { issues } = error;
   if (!Array.isArray(issues)) return undefined;
