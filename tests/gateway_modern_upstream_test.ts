@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Client } from "../src/service/sdk.ts";
+import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import { startHttpGateway, textOf } from "./gateway_fixtures.ts";
 import { httpV2, V2_ARGS } from "./_upstream_v2.ts";
 
@@ -146,5 +146,53 @@ Deno.test("a cancelled call is cancelled upstream: HTTP 2026-07-28 by closing it
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  }
+});
+
+Deno.test("a 2025-only upstream serves a 2026-07-28 client through the gateway: tools capped and recorded, prompts, resources, progress, logs", async () => {
+  await using gw = await startHttpGateway({ config: stdioConfig(["--protocol", "2025-11-25"]) });
+  const client = new Client({ name: "modern-test", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(gw.serving.url, {
+      requestInit: { headers: { authorization: `Bearer ${gw.token}` } },
+    }),
+  );
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    const big = await client.callTool({
+      name: "spillway_big",
+      arguments: { bytes: 5 * 1024 * 1024 },
+    });
+    const delivered = textOf(big);
+    assert.ok(delivered.endsWith("\n... [truncated, 5.0 MB → 256.0 KB]"), delivered.slice(-80));
+    const progress: number[] = [];
+    await client.callTool({ name: "test_tool_with_progress", arguments: {} }, {
+      onprogress: (update) => progress.push(update.progress),
+    });
+    assert.deepEqual(progress, [0, 50, 100]);
+    const logs: unknown[] = [];
+    client.setNotificationHandler("notifications/message", (note) => {
+      logs.push(note.params.data);
+    });
+    // A 2026-07-28 client asks for log messages per request.
+    await client.callTool({
+      name: "test_tool_with_logging",
+      arguments: {},
+      _meta: { [LOG_LEVEL_META_KEY]: "debug" },
+    });
+    assert.ok(logs.length > 0, "the upstream's log messages reached the client");
+    const events = await gw.events();
+    const responses = events.flatMap((e) => e.type === "tool_call_response" ? [e.content] : []);
+    assert.equal(responses[0], delivered);
+    const prompt = await client.getPrompt({ name: "test_simple_prompt" });
+    assert.equal(prompt.messages.length, 1);
+    const read = await client.readResource({ uri: "test://static-text" });
+    assert.deepEqual(read.contents.map((c) => "text" in c ? c.text : undefined), [
+      "This is the content of the static text resource.",
+    ]);
+  } finally {
+    await client.close();
   }
 });

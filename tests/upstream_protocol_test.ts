@@ -199,3 +199,21 @@ Deno.test("a stdio server that exits on the probe fails one start, then is spoke
     await source.close();
   }
 });
+
+Deno.test("a stdio server silent to the probe is spoken to in 2025-11-25 once the probe's time is up", async () => {
+  const source = new McpUpstreamSource({
+    name: "mcp.silent",
+    command: Deno.execPath(),
+    args: ["run", "--quiet", SCRIPTED_SERVER, "--ignore-before-initialize", "--quiet"],
+    stderr: "null",
+    // The probe gets half of it: 1 s.
+    startupTimeoutMs: 2_000,
+  });
+  try {
+    const result = await source.call("echo", { text: "hi" }, { signal: never });
+    assert.equal(textOf(result), "hi");
+    assert.equal(source.protocolVersionOf(), "2025-11-25");
+  } finally {
+    await source.close();
+  }
+});
