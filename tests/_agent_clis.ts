@@ -38,11 +38,20 @@ export const ANNOUNCED_NAMES: Readonly<Record<AgentCliName, string>> = {
 };
 
 /** How a CLI starts the one MCP server it is given (named `spillway`). */
-export interface McpServerSpec {
+export interface StdioServerSpec {
   readonly command: string;
   readonly args: readonly string[];
   /** Variables set for it (Codex passes little else on). */
   readonly env?: Readonly<Record<string, string>>;
+}
+
+/** The one MCP server a CLI is given: one it starts, or one it reaches over HTTP (Claude Code only here). */
+export type McpServerSpec = StdioServerSpec | { readonly type: "http"; readonly url: string };
+
+/** `server` as one a CLI starts; the drivers but Claude Code's take only those. */
+function stdioOnly(server: McpServerSpec): StdioServerSpec {
+  if ("type" in server) throw new TypeError("this CLI is tested with a server it starts");
+  return server;
 }
 
 /** What one run showed. */
@@ -82,9 +91,11 @@ export const LOG_UPSTREAM: readonly string[] = [
 
 /** `spillway serve --stdio` in front of the `big_log` upstream, as a CLI starts it. */
 export interface SpillwayInFront {
-  readonly server: McpServerSpec;
+  readonly server: StdioServerSpec;
   /** The tool results recorded so far, in every session's conversation. */
   recorded(): Promise<string[]>;
+  /** The protocol revision each conversation's `session_start` recorded. */
+  protocols(): Promise<string[]>;
 }
 
 /**
@@ -106,19 +117,27 @@ export async function spillwayInFront(dir: string, extra = ""): Promise<Spillway
         .concat(["--config", config]),
       env: denoCacheEnv(),
     },
-    async recorded() {
-      const found: string[] = [];
-      const conversations = join(workspace, "conversations");
-      for await (const entry of Deno.readDir(conversations)) {
-        const log = await Deno.readTextFile(join(conversations, entry.name, "events.jsonl"));
-        for (const line of log.split("\n")) {
-          const event = line === "" ? undefined : JSON.parse(line);
-          if (event?.type === "tool_call_response") found.push(event.content);
-        }
-      }
-      return found;
-    },
+    recorded: () => recordedIn(workspace, "tool_call_response", "content"),
+    protocols: () => recordedIn(workspace, "session_start", "protocol"),
   };
+}
+
+/** Field `field` of every event of `type` recorded in `workspace`'s conversations. */
+export async function recordedIn(
+  workspace: string,
+  type: string,
+  field: string,
+): Promise<string[]> {
+  const found: string[] = [];
+  const conversations = join(workspace, "conversations");
+  for await (const entry of Deno.readDir(conversations)) {
+    const log = await Deno.readTextFile(join(conversations, entry.name, "events.jsonl"));
+    for (const line of log.split("\n")) {
+      const event = line === "" ? undefined : JSON.parse(line);
+      if (event?.type === type) found.push(event[field]);
+    }
+  }
+  return found;
 }
 
 /** The id of the tool call the fake model makes. */
@@ -213,9 +232,11 @@ const codex: Driver = {
       `[features]`,
       `plugins = false`,
       `[mcp_servers.spillway]`,
-      `command = ${toml(server.command)}`,
-      `args = ${toml(server.args)}`,
-      `env = { ${Object.entries(server.env ?? {}).map(([k, v]) => `${k} = ${toml(v)}`)} }`,
+      `command = ${toml(stdioOnly(server).command)}`,
+      `args = ${toml(stdioOnly(server).args)}`,
+      `env = { ${
+        Object.entries(stdioOnly(server).env ?? {}).map(([k, v]) => `${k} = ${toml(v)}`)
+      } }`,
       `required = true`,
       `default_tools_approval_mode = "approve"`,
     ];
@@ -253,7 +274,7 @@ const gemini: Driver = {
         telemetry: { enabled: false },
         general: { disableAutoUpdate: true },
         security: { auth: { selectedType: "gemini-api-key" } },
-        mcpServers: { spillway: { ...server, trust: true } },
+        mcpServers: { spillway: { ...stdioOnly(server), trust: true } },
         ...(typeof settings === "object" ? settings : {}),
       }),
     );

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { Client, StdioClientTransport } from "../src/service/sdk.ts";
+import { Client, type ClientOptions, StdioClientTransport } from "../src/service/sdk.ts";
 import { CLI } from "./_cli.ts";
 import { join } from "./_paths.ts";
 
@@ -26,7 +26,11 @@ export async function serveStdio(
   dir: string,
   config: string,
   env: Readonly<Record<string, string>> = {},
-  options: { readonly denoPath?: string } = {},
+  options: {
+    readonly denoPath?: string;
+    /** How the client negotiates the protocol era. Default: the SDK's (2025, no probe). */
+    readonly negotiation?: NonNullable<ClientOptions["versionNegotiation"]>;
+  } = {},
 ): Promise<ServeStdio> {
   const transport = new StdioClientTransport({
     command: options.denoPath ?? Deno.execPath(),
@@ -48,7 +52,10 @@ export async function serveStdio(
   let stderr = "";
   const decoder = new TextDecoder();
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk));
-  const client = new Client({ name: "serve-stdio-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "serve-stdio-test", version: "1.0.0" },
+    options.negotiation === undefined ? {} : { versionNegotiation: options.negotiation },
+  );
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }

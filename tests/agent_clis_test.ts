@@ -7,7 +7,9 @@
  * and the model receives exactly the recorded text (in the CLI's own
  * framing: Codex's wall-time block, Gemini CLI's `<untrusted_context>`),
  * ending with spillway's marker. Claude Code with a `size_threshold` above
- * its 500,000-character limit still shows the result inline.
+ * its 500,000-character limit still shows the result inline. Claude Code
+ * negotiates MCP 2026-07-28 with spillway (over stdio and over HTTP), the
+ * others speak a 2025 revision: each conversation records which.
  *
  * The CLIs come from npm's cache (`.ci/run` fills it); on a machine without
  * them each test is ignored, its name saying why, unless
@@ -20,11 +22,14 @@
 import assert from "node:assert/strict";
 import { KNOWN_CLIENTS } from "../src/gateway/session_ceiling.ts";
 import { ByteSize } from "../src/size/byte_size.ts";
+import { spawnHttpServe } from "./gateway_fixtures.ts";
 import {
   agentCliMissing,
   type AgentCliName,
   ANNOUNCED_NAMES,
+  LOG_UPSTREAM,
   passedWhole,
+  recordedIn,
   runAgentCli,
   spillwayInFront,
 } from "./_agent_clis.ts";
@@ -45,7 +50,8 @@ async function throughSpillway(cli: AgentCliName, extra = "") {
     const recorded = await spillway.recorded();
     assert.equal(recorded.length, 1, `one recorded result\n${run.output}`);
     assert.ok(run.received !== undefined, `the model got no tool result\n${run.output}`);
-    return { recorded: recorded[0] as string, received: run.received };
+    const [protocol] = await spillway.protocols();
+    return { recorded: recorded[0] as string, received: run.received, protocol };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -69,7 +75,9 @@ for (const cli of ["claude-code", "codex", "gemini-cli"] as const) {
     `${cli}, default settings: the model reads exactly what spillway recorded`,
     async () => {
       assert.ok(own !== undefined, `${ANNOUNCED_NAMES[cli]} is a known client`);
-      const { recorded, received } = await throughSpillway(cli);
+      const { recorded, received, protocol } = await throughSpillway(cli);
+      if (cli === "claude-code") assert.equal(protocol, "2026-07-28");
+      else assert.match(protocol ?? "", /^2025-/);
       // spillway cut at the client's own ceiling (the default threshold when that is lower).
       const limit = Math.min(own.bytes, 262_144);
       assert.equal(new TextEncoder().encode(recorded).length, limit);
@@ -97,5 +105,29 @@ await cliTest(
     assert.equal(new TextEncoder().encode(recorded).length, 500_000);
     assert.ok(recorded.endsWith("\n... [truncated, 4.7 MB → 488.2 KB]"), recorded.slice(-80));
     assert.ok(passedWhole("claude-code", received, recorded), received[0]?.slice(0, 300));
+  },
+);
+
+await cliTest(
+  "claude-code",
+  "claude-code over HTTP: negotiates 2026-07-28 with serve --http, the model reads exactly what was recorded",
+  async () => {
+    const config = `[providers.mcp.logs]\ntype = "stdio"\n` +
+      `command = ${JSON.stringify(Deno.execPath())}\narguments = ${JSON.stringify(LOG_UPSTREAM)}\n`;
+    await using serve = await spawnHttpServe(["--no-auth"], { config });
+    const run = await runAgentCli("claude-code", {
+      server: { type: "http", url: (serve.url as URL).href },
+      tool: "big_log",
+      arguments: { bytes: SOURCE_BYTES },
+    });
+    const recorded = await recordedIn(serve.workspace, "tool_call_response", "content");
+    assert.equal(recorded.length, 1, `one recorded result\n${run.output}`);
+    assert.deepEqual(await recordedIn(serve.workspace, "session_start", "protocol"), [
+      "2026-07-28",
+    ]);
+    const text = recorded[0] as string;
+    assert.ok(text.endsWith("\n... [truncated, 4.7 MB → 256.0 KB]"), text.slice(-80));
+    assert.ok(run.received !== undefined, `the model got no tool result\n${run.output}`);
+    assert.ok(passedWhole("claude-code", run.received, text), run.received[0]?.slice(0, 300));
   },
 );

@@ -101,10 +101,10 @@ Deno.test("serve --http: a client's prompts and resources are listed from its ow
   const read = await refusal(() => bob.sdk.readResource({ uri: `page://${a}/alice-secret` }));
   assert.equal(
     read.message,
-    `MCP error -32602: mcp.pages failed resources/read: ${b} has no page page://${a}/alice-secret`,
+    `mcp.pages failed resources/read: ${b} has no page page://${a}/alice-secret`,
   );
   const prompt = await refusal(() => bob.sdk.getPrompt({ name: "page_alice-secret" }));
-  assert.equal(prompt.message, `MCP error -32602: unknown prompt "page_alice-secret"`);
+  assert.equal(prompt.message, `unknown prompt "page_alice-secret"`);
   const own = await alice.sdk.readResource({ uri: `page://${a}/alice-secret` });
   assert.deepEqual(own.contents, [{
     uri: `page://${a}/alice-secret`,

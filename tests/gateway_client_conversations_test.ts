@@ -65,7 +65,7 @@ Deno.test("serve --http: each client's conversation names it, so do its notices 
   );
   assert.equal(ls.code, 0, ls.stderr);
   const [header, ...rows] = ls.stdout.split("\n").map((line) => line.trim());
-  assert.match(header ?? "", /^ID +CLIENT +STARTED \(UTC\)/);
+  assert.match(header ?? "", /^ID +CLIENT +PROTOCOL +STARTED \(UTC\)/);
   assert.ok(rows.some((row) => row.startsWith(`${aliceId} `) && / alice /.test(row)), ls.stdout);
   assert.ok(rows.some((row) => row.startsWith(`${bobId} `) && / bob /.test(row)), ls.stdout);
   const json = await finished(

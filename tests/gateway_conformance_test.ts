@@ -1,114 +1,110 @@
 /**
- * The MCP conformance suite (`@modelcontextprotocol/conformance`) against
- * `spillway serve --http` in front of the conformance upstream (over
- * stdio), and against that upstream directly (over HTTP). Every scenario the
- * upstream passes directly passes through the gateway too; the ones the
- * gateway is for (initialize, ping, logging, tools/list and every
- * `tools-call-*`, relays included) pass in both.
+ * The MCP conformance suite (0.2.0-alpha.12) against `spillway serve --http`
+ * in front of the v2 conformance upstream (over stdio, serving both
+ * protocol eras), and against that upstream directly (over HTTP), for the
+ * requirements of 2026-07-28 and of 2025-11-25. Every scenario the upstream
+ * passes directly passes through spillway too, but for the few listed in
+ * `NOT_THROUGH_SPILLWAY`, each with why; those are checked to still fail, so
+ * the list cannot outlive its reason. And in front of an upstream that
+ * speaks only 2025-11-25, a 2026-07-28 client's tool scenarios all pass.
  */
 
 import assert from "node:assert/strict";
-import { spawnHttpServe, StreamLines, UPSTREAM_ARGS } from "./gateway_fixtures.ts";
-import { join } from "./_paths.ts";
+import {
+  type ConformanceRun,
+  type Requirements,
+  runConformance,
+  startUpstreamV2,
+  UPSTREAM_V2_ARGS,
+} from "./_conformance.ts";
+import { spawnHttpServe } from "./gateway_fixtures.ts";
 
-/** The suite, as locked in deno.lock. */
-const SUITE = "npm:@modelcontextprotocol/conformance@0.1.16";
-
-/** Scenarios that must pass both directly and through the gateway. */
-const REQUIRED = [
-  "server-initialize",
-  "ping",
-  "logging-set-level",
-  "tools-list",
-  "tools-call-simple-text",
-  "tools-call-image",
-  "tools-call-audio",
-  "tools-call-embedded-resource",
-  "tools-call-mixed-content",
-  "tools-call-with-logging",
-  "tools-call-error",
-  "tools-call-with-progress",
-  "tools-call-sampling",
-  "tools-call-elicitation",
-];
-
-interface Check {
-  readonly id: string;
-  readonly status: string;
-  readonly errorMessage?: string;
+/** A config putting the v2 upstream (with `args`) behind spillway over stdio. */
+function configWith(args: readonly string[] = []): string {
+  return `[providers.mcp.conf]
+type = "stdio"
+command = ${JSON.stringify(Deno.execPath())}
+arguments = ${JSON.stringify([...UPSTREAM_V2_ARGS, ...args])}
+`;
 }
 
-/** Runs the active suite against `url`; returns each scenario's checks. */
-async function runSuite(url: URL): Promise<Map<string, Check[]>> {
-  const out = await Deno.makeTempDir({ prefix: "spillway-conformance-" });
-  try {
-    const run = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", SUITE, "server", "--url", url.href, "-o", out],
-      cwd: new URL("..", import.meta.url).pathname,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const scenarios = new Map<string, Check[]>();
-    for await (const entry of Deno.readDir(out)) {
-      // `server-<scenario>-<ISO time>`
-      const name = entry.name.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
-      const checks = JSON.parse(await Deno.readTextFile(join(out, entry.name, "checks.json")));
-      scenarios.set(name, checks);
-    }
-    if (scenarios.size === 0) {
-      throw new Error(`the suite ran no scenario:\n${new TextDecoder().decode(run.stderr)}`);
-    }
-    return scenarios;
-  } finally {
-    await Deno.remove(out, { recursive: true });
+/** Bridging a client's input across the eras is not built yet (docs/protocol.md, "Not done yet"). */
+const INPUT_ACROSS_ERAS = "a 2026-07-28 client's input requests are not bridged yet";
+
+/** The same the other way: a 2026-07-28 upstream's input_required, to a 2025 client. */
+const UPSTREAM_INPUT_ACROSS_ERAS =
+  "a 2026-07-28 upstream's input_required is not bridged to a 2025 client's requests yet";
+
+/**
+ * Scenarios that pass directly and not through spillway, each with why.
+ * Checked below to still fail through spillway.
+ */
+const NOT_THROUGH_SPILLWAY: Readonly<Record<Requirements, Readonly<Record<string, string>>>> = {
+  "2026-07-28": {
+    "input-required-result-basic-elicitation": INPUT_ACROSS_ERAS,
+    "input-required-result-basic-sampling": INPUT_ACROSS_ERAS,
+    "input-required-result-basic-list-roots": INPUT_ACROSS_ERAS,
+    "input-required-result-request-state": INPUT_ACROSS_ERAS,
+    "input-required-result-multiple-input-requests": INPUT_ACROSS_ERAS,
+    "input-required-result-multi-round": INPUT_ACROSS_ERAS,
+    "input-required-result-non-tool-request": INPUT_ACROSS_ERAS,
+    "input-required-result-result-type": INPUT_ACROSS_ERAS,
+    "input-required-result-tampered-state": INPUT_ACROSS_ERAS,
+    "input-required-result-capability-check": INPUT_ACROSS_ERAS,
+    // Its capability check needs the upstream's sampling request turned into -32021.
+    "server-stateless": INPUT_ACROSS_ERAS,
+  },
+  // spillway speaks 2026-07-28 to the upstream (protocol = "auto"): its tools
+  // ask for input with input_required, which is not bridged to a 2025 client's
+  // sampling and elicitation yet.
+  "2025-11-25": {
+    "tools-call-sampling": UPSTREAM_INPUT_ACROSS_ERAS,
+    "tools-call-elicitation": UPSTREAM_INPUT_ACROSS_ERAS,
+    "elicitation-sep1034-defaults": UPSTREAM_INPUT_ACROSS_ERAS,
+    "elicitation-sep1330-enums": UPSTREAM_INPUT_ACROSS_ERAS,
+  },
+};
+
+/** Every scored scenario passing in `direct` passes in `through`, but the known ones. */
+function assertNoneLost(direct: ConformanceRun, through: ConformanceRun, known: object): void {
+  const lost: string[] = [];
+  for (const [name, scenario] of direct.scenarios) {
+    if (!scenario.scored || !scenario.passed || name in known) continue;
+    const there = through.scenarios.get(name);
+    if (there?.passed !== true) lost.push(`${name}: ${there?.failures.join("; ") ?? "not run"}`);
+  }
+  assert.deepEqual(lost, [], `lost through spillway:\n${lost.join("\n")}`);
+  for (const name of Object.keys(known)) {
+    assert.equal(direct.scenarios.get(name)?.passed, true, `${name} passes directly`);
+    assert.equal(
+      through.scenarios.get(name)?.passed,
+      false,
+      `${name} now passes through spillway: take it off NOT_THROUGH_SPILLWAY`,
+    );
   }
 }
 
-const passed = (checks: readonly Check[] | undefined) =>
-  checks !== undefined && checks.length > 0 && checks.every((check) => check.status === "SUCCESS");
-
-const failures = (checks: readonly Check[] | undefined) =>
-  (checks ?? []).filter((check) => check.status !== "SUCCESS")
-    .map((check) => `${check.id}: ${check.status} ${check.errorMessage ?? ""}`);
-
-Deno.test("the MCP conformance suite passes through serve --http as it passes directly", async () => {
-  const upstream = new Deno.Command(Deno.execPath(), {
-    args: [...UPSTREAM_ARGS, "--http", "0"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const upstreamOut = new StreamLines(upstream.stdout);
-  try {
-    await using gateway = await spawnHttpServe(["--no-auth"]);
-    const [, port] = await upstreamOut.waitFor(/^listening on (\d+)$/) as [string, string];
+for (const requirements of ["2026-07-28", "2025-11-25"] as const) {
+  Deno.test(`conformance ${requirements}: spillway serve --http loses no scenario its upstream passes`, async () => {
+    await using upstream = await startUpstreamV2();
+    await using serve = await spawnHttpServe(["--no-auth"], { config: configWith() });
     const [direct, through] = await Promise.all([
-      runSuite(new URL(`http://127.0.0.1:${port}/mcp`)),
-      runSuite(gateway.url as URL),
+      runConformance(upstream.url, { requirements }),
+      runConformance(serve.url as URL, { requirements }),
     ]);
-    for (const scenario of REQUIRED) {
-      assert.ok(
-        passed(direct.get(scenario)),
-        `${scenario} directly: ${failures(direct.get(scenario))}`,
-      );
-      assert.ok(
-        passed(through.get(scenario)),
-        `${scenario} through the gateway: ${failures(through.get(scenario))}`,
-      );
-    }
-    for (const [scenario, checks] of direct) {
-      if (!passed(checks)) continue;
-      assert.ok(
-        passed(through.get(scenario)),
-        `${scenario} passes directly but not through the gateway: ${
-          failures(through.get(scenario))
-        }`,
-      );
-    }
-  } finally {
-    upstream.kill("SIGTERM");
-    await upstream.status;
-    await upstreamOut.ended;
+    assert.equal(direct.report, "", `the upstream itself fails:\n${direct.report}`);
+    assertNoneLost(direct, through, NOT_THROUGH_SPILLWAY[requirements]);
+  });
+}
+
+Deno.test("conformance 2026-07-28: in front of a 2025-only upstream, a modern client's tool scenarios pass", async () => {
+  await using serve = await spawnHttpServe(["--no-auth"], {
+    config: configWith(["--protocol", "2025-11-25"]),
+  });
+  const through = await runConformance(serve.url as URL, { requirements: "2026-07-28" });
+  const tools = [...through.scenarios.values()].filter((s) => /^tools-/.test(s.name));
+  assert.ok(tools.length >= 8, `tool scenarios run: ${tools.map((s) => s.name)}`);
+  for (const scenario of tools) {
+    assert.ok(scenario.passed, `${scenario.name}: ${scenario.failures.join("; ")}`);
   }
 });

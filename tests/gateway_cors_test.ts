@@ -181,7 +181,11 @@ Deno.test({
       assert.equal(report.text, "This is a simple text response for testing.");
       assert.equal(report.deleted, 200);
       const events = await gw.events();
-      assert.deepEqual(events.map((e) => e.type), ["tool_call_request", "tool_call_response"]);
+      assert.deepEqual(events.map((e) => e.type), [
+        "session_start",
+        "tool_call_request",
+        "tool_call_response",
+      ]);
     } finally {
       await browser.close();
     }

@@ -112,6 +112,7 @@ Deno.test("a client that ends its session mid-call cancels its upstream call; th
   const dir = join(gw.workspace, "conversations", session.conversationId);
   const events = await eventsOnceRecorded(gw.workspace, join(dir, "events.jsonl"), 2);
   assert.deepEqual(events.map((e) => [e.type, e.name ?? e.content]), [
+    ["session_start", undefined],
     ["tool_call_request", "hold"],
     [
       "tool_call_response",

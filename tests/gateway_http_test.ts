@@ -31,8 +31,12 @@ Deno.test("an SDK client over HTTP gets a 3 MB result capped, exactly as recorde
     ["big", "size_threshold", 262_144, 3 * 1024 * 1024],
   ]);
   const events = await gw.events();
-  assert.deepEqual(events.map((e) => e.type), ["tool_call_request", "tool_call_response"]);
-  const response = events[1];
+  assert.deepEqual(events.map((e) => e.type), [
+    "session_start",
+    "tool_call_request",
+    "tool_call_response",
+  ]);
+  const response = events[2];
   assert.ok(response?.type === "tool_call_response");
   assert.equal(response.content, text, "recorded == delivered, byte for byte");
   assert.equal(response.is_error, false);
@@ -202,7 +206,8 @@ Deno.test("a call of a tool the gateway does not have is recorded in the session
   assert.equal(result.isError, true);
   const text = textOf(result);
   assert.match(text, /^tool no_such_tool is not available/);
-  const [request, response, ...rest] = await gw.events();
+  const [start, request, response, ...rest] = await gw.events();
+  assert.equal(start?.type, "session_start");
   assert.ok(request?.type === "tool_call_request");
   assert.deepEqual([request.name, request.arguments], ["no_such_tool", { a: 1 }]);
   assert.deepEqual(response, {

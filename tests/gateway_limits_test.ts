@@ -246,3 +246,52 @@ Deno.test("hostile Host headers never get a 500 (seeded)", async () => {
     );
   });
 });
+
+Deno.test("a 2026-07-28 request is its client's and bounded alike: 401 without the token, 413 past max_request_size, 403 for a foreign Origin", async () => {
+  await using gw = await startHttpGateway({ http: { maxRequestBytes: 2048 } });
+  const call = (pad: number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "test_simple_text",
+        arguments: { pad: "y".repeat(pad) },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+  const post = (body: string, headers: Record<string, string>) =>
+    fetch(gw.serving.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "test_simple_text",
+        ...headers,
+      },
+      body,
+    });
+  const bearer = { authorization: `Bearer ${gw.token}` };
+  const anonymous = await post(call(10), {});
+  assert.equal(anonymous.status, 401);
+  await anonymous.body?.cancel();
+  const big = await post(call(4096), bearer);
+  assert.equal(big.status, 413);
+  assert.match((await big.json()).error.message, /serve\.max_request_size = "2KB"/);
+  const foreign = await post(call(10), { ...bearer, origin: "https://evil.example" });
+  assert.equal(foreign.status, 403);
+  await foreign.body?.cancel();
+  // Within the limits, with the token: answered in one JSON body.
+  const ok = await post(call(10), bearer);
+  assert.equal(ok.status, 200);
+  assert.match(ok.headers.get("content-type") ?? "", /^application\/json/);
+  const answer = await ok.json();
+  assert.equal(answer.id, 1);
+  assert.equal(answer.result.isError ?? false, false);
+});

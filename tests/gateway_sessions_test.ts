@@ -65,7 +65,7 @@ Deno.test("serve --http: a session idle for session_idle_timeout is closed, then
   assert.equal(ids.length, 1);
   const events = (await Deno.readTextFile(join(conversations, ids[0] as string, "events.jsonl")))
     .trim().split("\n").map((line) => JSON.parse(line).type);
-  assert.deepEqual(events, ["tool_call_request", "tool_call_response"]);
+  assert.deepEqual(events, ["session_start", "tool_call_request", "tool_call_response"]);
   // As the transport spec says, the client starts a new session, which works.
   const again = await connect(url);
   assert.notEqual(again.sessionId, first.sessionId);

@@ -13,7 +13,6 @@ import { SimulatedClock } from "xstate";
 import { fakeTestLog } from "../examples/fake_test_log.ts";
 import { SpillwayError } from "../src/errors/spillway_error.ts";
 import { ToolLostError, type ToolResult } from "../src/service/tool_source.ts";
-import { ProtocolError } from "../src/service/sdk.ts";
 import {
   CONTRACT_TIMEOUT_MS,
   defineToolSourceContract,
@@ -26,6 +25,7 @@ import {
 import { HOLD_PROBE, isAlive, ProcessProbe } from "./_process_probe.ts";
 import { Announcements, SCRIPTED_SERVER } from "./_scripted_server.ts";
 import { captureLogs } from "./_upstream_logs.ts";
+import { ProtocolError } from "../src/service/sdk.ts";
 
 const EXAMPLE_SERVER = new URL("../examples/upstream_server.ts", import.meta.url).pathname;
 const never = new AbortController().signal;
@@ -352,7 +352,8 @@ Deno.test("a JSON-RPC error answer is thrown as the SDK's ProtocolError, not a l
     await assert.rejects(
       source.call("refuse", {}, { signal: never }),
       (error: Error) =>
-        error instanceof ProtocolError && error.code === -32602 && error.message === "bad params",
+        error instanceof ProtocolError && error.code === -32602 &&
+        error.message === "bad params",
     );
   } finally {
     await source.close();

@@ -96,7 +96,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
   server.fallbackRequestHandler = (request, extra) => {
     if (request.method !== "tools/call") {
       return Promise.reject(
-        new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`),
+        new ProtocolError(ProtocolErrorCode.MethodNotFound, "Method not found"),
       );
     }
     return callTool(toolCallRequest(request), extra);

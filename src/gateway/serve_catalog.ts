@@ -212,8 +212,7 @@ async function forwarded<T>(
     return await send({ signal, timeout: DEFAULT_TOOL_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof ProtocolError) {
-      const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
-      throw rpcError(error.code, `${source.name} failed ${method}: ${message}`, error.data);
+      throw rpcError(error.code, `${source.name} failed ${method}: ${error.message}`, error.data);
     }
     throw rpcError(
       ProtocolErrorCode.InternalError,
@@ -224,8 +223,8 @@ async function forwarded<T>(
 
 /**
  * A JSON-RPC error the SDK's server sends as it is: code, message and data
- * (an `ProtocolError` would put "MCP error CODE: " in front of the message, and
- * the client's `ProtocolError` again).
+ * (a `ProtocolError` would have a -32002 renumbered and its `data` cut to the
+ * members the spec names: the upstream server's own error passes whole).
  */
 function rpcError(code: number, message: string, data?: unknown): Error {
   return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });

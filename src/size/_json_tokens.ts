@@ -36,7 +36,8 @@ export function nextNumberState(number: number, c: number): number {
     return number;
   }
   if (c === 46 && (number === N_ZERO || number === N_INT)) return N_DOT;
-  if ((c === 101 || c === 69) && isWholeNumber(number)) return N_EXP;
+  // One exponent: not after the exponent's own digits (`5e258e89` is not a number).
+  if ((c === 101 || c === 69) && isWholeNumber(number) && number !== N_EXP_DIGITS) return N_EXP;
   if ((c === 43 || c === 45) && number === N_EXP) return N_EXP_SIGN;
   return N_STOP;
 }

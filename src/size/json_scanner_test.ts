@@ -215,6 +215,8 @@ Deno.test("JsonScanner: what is not one JSON value", () => {
     "[1.]",
     "[-]",
     "[1e]",
+    "5e258e89", // one exponent only
+    "[1.5e2E3]",
     "[tru]",
     '{"a" 1}',
     "[1,]",

@@ -137,10 +137,10 @@ export class HttpUpstreamTransport implements Transport {
       const body = typeof error.data.text === "string" ? error.data.text.trim() : "";
       return `it answered HTTP ${error.status} (${body || error.statusText || error.message})`;
     }
-    const code = (error as { code?: unknown } | undefined)?.code;
-    if (typeof code !== "number" || code < 400) return undefined;
-    const detail = (error as Error).message.replace(/^Streamable HTTP error: /, "");
-    return `it answered HTTP ${code} (${detail.trim()})`;
+    // The SDK's HTTP errors carry the status (`SdkHttpError.status`).
+    const status = (error as { status?: unknown } | undefined)?.status;
+    if (typeof status !== "number" || status < 400) return undefined;
+    return `it answered HTTP ${status} (${(error as Error).message.trim()})`;
   }
 
   /** The `MCP-Protocol-Version` of later requests, as the client negotiated it. */

@@ -173,11 +173,11 @@ export function malformedFlaw(error: unknown): string | undefined {
     const flaw: unknown = (data as Record<string, unknown>)[MALFORMED_REPLY_DATA_KEY];
     return typeof flaw === "string" ? flaw : undefined;
   }
-  // The v2 SDK rejects a result that fails its schema with an SdkError saying so.
+  // The SDK rejects a result that fails its schema as an invalid result, saying what is wrong.
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
     return error.message.replace(/^Invalid result for [^:]+: /, "");
   }
-  // The v1 SDK rejected it with the zod error itself.
+  // (Before the v2 SDK: the zod error itself.)
   if (typeof error !== "object" || error === null || !("issues" in error)) return undefined;
   const { issues } = error;
   if (!Array.isArray(issues)) return undefined;

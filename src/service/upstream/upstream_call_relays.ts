@@ -246,8 +246,7 @@ export class UpstreamCallRelays {
 
 /**
  * An error the SDK answers the server's request with: `code` and `message`
- * as given (an `ProtocolError` would repeat its "MCP error N:" prefix, which the
- * server's SDK adds again when it reads the reply).
+ * as given.
  */
 function refusal(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });

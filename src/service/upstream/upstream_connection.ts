@@ -204,7 +204,7 @@ export class UpstreamConnection {
   async listPrompts(cursor: string | undefined): Promise<CatalogPage<Prompt>> {
     const { client } = (await this.ready()).link;
     const page = await client.request(
-      { method: "prompts/list", ...this.#cursor(cursor) },
+      { method: "prompts/list", params: this.#cursor(cursor) },
       this.#listing,
     );
     return { items: page.prompts, nextCursor: page.nextCursor };
@@ -214,7 +214,7 @@ export class UpstreamConnection {
   async listResources(cursor: string | undefined): Promise<CatalogPage<Resource>> {
     const { client } = (await this.ready()).link;
     const page = await client.request(
-      { method: "resources/list", ...this.#cursor(cursor) },
+      { method: "resources/list", params: this.#cursor(cursor) },
       this.#listing,
     );
     return { items: page.resources, nextCursor: page.nextCursor };
@@ -224,7 +224,7 @@ export class UpstreamConnection {
   async listResourceTemplates(cursor: string | undefined): Promise<CatalogPage<ResourceTemplate>> {
     const { client } = (await this.ready()).link;
     const page = await client.request(
-      { method: "resources/templates/list", ...this.#cursor(cursor) },
+      { method: "resources/templates/list", params: this.#cursor(cursor) },
       this.#listing,
     );
     return { items: page.resourceTemplates, nextCursor: page.nextCursor };
@@ -310,13 +310,12 @@ export class UpstreamConnection {
   }
 
   /**
-   * One page's params. Not the SDK's `listPrompts()` & co.: without a cursor
-   * they walk every page themselves (stopping quietly at a repeated cursor)
-   * and cache the result, where the catalog asks page by page and says
-   * what went wrong.
+   * One page's params: `request` rather than the SDK's `list*()`, which
+   * without a cursor walk every page themselves (and so would hide a server
+   * whose pages loop behind the SDK's own page limit).
    */
-  #cursor(cursor: string | undefined): { params?: { cursor: string } } {
-    return cursor === undefined ? {} : { params: { cursor } };
+  #cursor(cursor: string | undefined): { cursor?: string } {
+    return cursor === undefined ? {} : { cursor };
   }
 
   #tell(kind: "prompts" | "resources"): void {

@@ -254,10 +254,12 @@ export class UpstreamLink {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, {
-        signal,
-        timeout: MAX_TIMER_MS,
-      });
+      // One page at a time (the SDK's `listTools()` walks them all itself):
+      // a server whose pages loop is caught here.
+      const page = await this.client.request(
+        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+        { signal, timeout: MAX_TIMER_MS },
+      );
       for (const tool of page.tools) {
         tools.push({
           name: tool.name,
