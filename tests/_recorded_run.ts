@@ -10,6 +10,7 @@
  * @module
  */
 
+import { Inspection } from "../src/inspector/inspection.ts";
 import { InspectionLog } from "../src/inspector/inspection_log.ts";
 import { runTurn } from "../src/machines/run_turn.ts";
 import type { TurnOutput } from "../src/machines/turn_machine.ts";
@@ -65,11 +66,11 @@ export async function recordRun(path: string, store?: MemoryStreamStore): Promis
     tools: ["fs_list_files", "noisy_test_run", "big_report", "deploy_preview"],
     ...(store === undefined ? {} : { store }),
   });
-  const log = await InspectionLog.create(path);
+  const log = new Inspection([await InspectionLog.create(path)]);
   try {
     const output = await runTurn(h.input, { inspect: log.observe });
     return { output, notices: h.sink.lines };
   } finally {
-    log.close();
+    await log.close();
   }
 }

@@ -11,13 +11,14 @@
 import { join } from "node:path";
 import { parseConfig } from "../src/config/parse_config.ts";
 import { Gateway } from "../src/gateway/gateway.ts";
+import { Inspection } from "../src/inspector/inspection.ts";
 import { InspectionLog } from "../src/inspector/inspection_log.ts";
 import type { BuiltinTool } from "../src/service/builtin/builtin_tool.ts";
 import { Client, InMemoryTransport } from "../src/service/sdk.ts";
 
 /** Serves the two sessions' calls, writing the inspection records to `file` (`dir` holds the workspace). */
 export async function recordServe(dir: string, file: string): Promise<void> {
-  const log = await InspectionLog.create(file);
+  const log = new Inspection([await InspectionLog.create(file)]);
   // Both calls of the first session start before either ends: they are one phase.
   let started = 0;
   const both = Promise.withResolvers<void>();
@@ -61,6 +62,6 @@ export async function recordServe(dir: string, file: string): Promise<void> {
   } finally {
     await Promise.allSettled(clients.map((client) => client.close()));
     await gateway?.close();
-    log.close();
+    await log.close();
   }
 }

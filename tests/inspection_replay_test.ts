@@ -164,6 +164,8 @@ Deno.test("a replay counts lines that are not records, and clamps the step it is
     active: [],
     batches: [],
     sessions: [],
+    clients: [],
+    upstreams: [],
     unreadable: 0,
   });
   for (const line of ['{"type":"@xstate.snapshot","actor":"turn"', "[1]", "", '{"type":1}']) {

@@ -158,3 +158,46 @@ Deno.test("an SDK client spawning serve --stdio --inspect FILE: its session's ph
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("serve --inspect: each client session's own machine is lit, and each call has its times and why it ended", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spillway-serve-inspect-" });
+  const file = join(dir, "inspect.jsonl");
+  try {
+    await recordServe(dir, file);
+    const replay = await replayOf(file);
+    const last = replay.viewAt();
+    assert.deepEqual(
+      last.clients.map(({ session, state, status, batches, calls }) => ({
+        session,
+        state,
+        status,
+        batches,
+        calls,
+      })),
+      [
+        { session: "alpha", state: "closed", status: "done", batches: 1, calls: 2 },
+        { session: "beta", state: "closed", status: "done", batches: 1, calls: 1 },
+      ],
+    );
+    for (const client of last.clients) assert.match(client.conversation ?? "", /^\d{8}-\d{6}-/);
+    // While alpha's phase commits, its session machine is lit in both its regions.
+    const committing = stepSaying(
+      replay,
+      "session alpha: session → open.calls.sealed, open.commits.committing",
+    );
+    assert.deepEqual(committing.clients[0]?.active.filter((id) => id.endsWith("committing")), [
+      "open_commits_committing",
+    ]);
+    assert.ok(committing.clients[0]?.active.includes("open_calls_sealed"));
+    for (const call of last.batches.flatMap((batch) => batch.calls)) {
+      const { startedAt = -1, slotAt = -1, endedAt = -1 } = call;
+      assert.ok(0 <= startedAt && startedAt <= slotAt && slotAt <= endedAt, call.id);
+      assert.equal(
+        call.ended,
+        "phase: committing → released on xstate.done.actor.commit, then always [committedAndReleased]",
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

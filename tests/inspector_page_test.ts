@@ -219,7 +219,7 @@ async function follows(browser: Browser): Promise<void> {
     assert.equal(await page.textContent("#status"), "turn running");
     assert.match((await page.textContent("#source")) ?? "", /live\.jsonl · following$/);
     await Deno.writeTextFile(file, lines.slice(half + 1).join("\n"), { append: true });
-    // The page asks again every second: wait for what it shows, not for time.
+    // The server tells the page the file grew (server-sent events): wait for what it shows.
     await page.waitForSelector('#status:text-is("turn finished")');
     assert.deepEqual(await litIn(page, "#turn-diagram", "diagram-turn"), ["finished"]);
   } finally {

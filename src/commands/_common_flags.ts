@@ -7,12 +7,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import type { LoadConfigOptions } from "../config/load_config.ts";
-import { SpillwayError } from "../errors/spillway_error.ts";
-import { InspectionLog } from "../inspector/inspection_log.ts";
-import { sanitizeForTerminal } from "../terminal/sanitize.ts";
-import { reasonText } from "../errors/reason_text.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { FlagSpec, ParsedFlags } from "./_flags.ts";
@@ -58,37 +53,6 @@ export const MODEL_FLAG: FlagSpec = {
   valueName: "PROVIDER/MODEL",
   help: "the model to ask, e.g. openai/gpt-4.1-mini (sets assistant.model.id)",
 };
-
-/** `--inspect FILE` of the commands that run the machines (`query`, `serve`). */
-export const INSPECT_FLAG: FlagSpec = {
-  name: "inspect",
-  kind: "string",
-  valueName: "FILE",
-  help: "write the machines' XState inspection events to FILE as JSON lines " +
-    "(spillway inspect --serve FILE shows them)",
-};
-
-/**
- * Creates (or truncates) the file `--inspect` names, relative to the working
- * directory; `undefined` without the flag.
- *
- * @throws {SpillwayError} `usage` when the file cannot be written, naming it and why
- */
-export async function openInspectionLog(
-  path: string | undefined,
-  io: CommandIo,
-): Promise<InspectionLog | undefined> {
-  if (path === undefined) return undefined;
-  try {
-    return await InspectionLog.create(resolve(io.cwd, path));
-  } catch (error) {
-    throw new SpillwayError(
-      "usage",
-      `--inspect "${sanitizeForTerminal(path, { singleLine: true })}" cannot be written: ` +
-        `${reasonText(error)} (give a file in a directory that exists and you can write to)`,
-    );
-  }
-}
 
 /**
  * The {@linkcode loadConfig} options that `--workspace`, `--config`, `--cfg`

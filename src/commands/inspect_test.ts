@@ -66,7 +66,7 @@ Deno.test("inspect refuses an unknown machine, an unknown format, and --json aga
       ["nope"],
       'unknown machine "nope" (expected one of: turn, phase, toolCall, commit, session, parkedCall, upstreamConnection)',
     ],
-    [["--format", "svg"], '--format "svg" is not accepted (expected mermaid or json)'],
+    [["--format", "svg"], '--format "svg" is not accepted (expected mermaid or json or xstate)'],
     [["--json", "--format", "mermaid"], "--json contradicts --format mermaid: give one of them"],
   ];
   for (const [args, message] of cases) {

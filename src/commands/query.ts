@@ -28,19 +28,18 @@ import {
   type QueryResult,
   type Runtime,
 } from "../runtime/create_runtime.ts";
-import type { InspectionLog } from "../inspector/inspection_log.ts";
+import type { Inspection } from "../inspector/inspection.ts";
 import { openStore } from "../runtime/open_store.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
+import { CONFIG_FLAGS, configOptionsFromFlags, MODEL_FLAG, OUTPUT_FLAGS } from "./_common_flags.ts";
 import {
-  CONFIG_FLAGS,
-  configOptionsFromFlags,
-  INSPECT_FLAG,
-  MODEL_FLAG,
-  openInspectionLog,
-  OUTPUT_FLAGS,
-} from "./_common_flags.ts";
+  INSPECT_FLAGS,
+  type InspectionRequest,
+  inspectionRequest,
+  openInspection,
+} from "./_inspection_flags.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { repairHint } from "./_repair_hint.ts";
 import { printConfigProblems } from "./_config_problems.ts";
@@ -82,7 +81,7 @@ when a signal stopped it: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).`,
       valueName: "ID",
       help: "continue this conversation (default: start a new one)",
     },
-    INSPECT_FLAG,
+    ...INSPECT_FLAGS,
     ...OUTPUT_FLAGS,
   ],
   positionals: "[prompt...]",
@@ -120,7 +119,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
       configFiles: options.configFiles ?? [],
       conversationId: flags.string("conversation") ?? newConversationId(),
       quiet: flags.boolean("quiet"),
-      inspectPath: flags.string("inspect"),
+      inspect: inspectionRequest(flags),
     });
   } finally {
     await stopLogging();
@@ -136,7 +135,7 @@ interface TerminalQuery {
   readonly configFiles: readonly string[];
   readonly conversationId: string;
   readonly quiet: boolean;
-  readonly inspectPath: string | undefined;
+  readonly inspect: InspectionRequest;
 }
 
 /**
@@ -190,9 +189,9 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
   const store = openStore(config, query.workspace, query.io.env);
   let runtime: Runtime;
   // Before the runtime starts: a file that cannot be written leaves nothing running.
-  let inspection: InspectionLog | undefined;
+  let inspection: Inspection | undefined;
   try {
-    inspection = await openInspectionLog(query.inspectPath, io);
+    inspection = await openInspection(query.inspect, io);
     runtime = await startRuntime(query, store, {
       io,
       reporter,
@@ -202,7 +201,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
       printError,
     });
   } catch (error) {
-    inspection?.close();
+    await inspection?.close();
     await store.close();
     throw error;
   }
@@ -219,7 +218,7 @@ async function queryOnTerminal(prompt: string, query: TerminalQuery): Promise<nu
     });
   } finally {
     spinner.stop();
-    inspection?.close();
+    await inspection?.close();
     await runtime.close();
     await store.close();
   }

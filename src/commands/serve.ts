@@ -28,19 +28,14 @@ import { unknownToolWarnings } from "../config/unknown_tool_warnings.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
 import { BUILTIN_TOOLS } from "../service/builtin/builtin_tools.ts";
 import { openStore } from "../runtime/open_store.ts";
-import type { InspectionLog } from "../inspector/inspection_log.ts";
+import type { Inspection } from "../inspector/inspection.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { plural } from "../terminal/plural.ts";
 import { MIN_SIZE_THRESHOLD_BYTES } from "../size/size_threshold.ts";
 import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
-import {
-  CONFIG_FLAGS,
-  configOptionsFromFlags,
-  INSPECT_FLAG,
-  openInspectionLog,
-  OUTPUT_FLAGS,
-} from "./_common_flags.ts";
+import { CONFIG_FLAGS, configOptionsFromFlags, OUTPUT_FLAGS } from "./_common_flags.ts";
+import { INSPECT_FLAGS, inspectionRequest, openInspection } from "./_inspection_flags.ts";
 import { printConfigProblems } from "./_config_problems.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { serveTokens } from "./_serve_tokens.ts";
@@ -108,9 +103,11 @@ that session.
 --client-ceiling SIZE: caps every session (at least 1KB), whatever the
 client; the flag wins over serve.client_ceiling.
 
---inspect FILE: every session's phases, as XState inspection events with
-the sizes before and after each cap, one JSON line each, each naming its
-session; spillway inspect --serve FILE shows them live.
+--inspect FILE: every session's actors and upstream connections, as XState
+inspection events with the sizes before and after each cap, one JSON line
+each, each naming its session; spillway inspect --serve FILE shows them
+live. --inspect-ws URL sends the same events to a WebSocket as Stately's
+inspection protocol (contents as sizes and digests).
 
 SIGINT, SIGTERM or SIGHUP: new calls are refused, running calls are
 cancelled (recorded as cancelled by the shutdown, unless the tool sets
@@ -133,7 +130,7 @@ stopped, and spillway exits 0.`,
       help: "no result larger than SIZE in any session, e.g. 64KB (default: each client's own)",
     },
     { name: "no-auth", kind: "boolean", help: "no bearer token (loopback addresses only)" },
-    INSPECT_FLAG,
+    ...INSPECT_FLAGS,
     ...OUTPUT_FLAGS,
   ],
   run,
@@ -218,9 +215,9 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
   // The conversations and stored outputs: the workspace's folders, or the database
   // every gateway of a team shares.
   const store = openStore(config, workspace, io.env);
-  let inspection: InspectionLog | undefined;
+  let inspection: Inspection | undefined;
   try {
-    inspection = await openInspectionLog(flags.string("inspect"), io);
+    inspection = await openInspection(inspectionRequest(flags), io);
   } catch (error) {
     await store.close();
     throw error;
@@ -319,7 +316,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     }
     return 0;
   } finally {
-    inspection?.close();
+    await inspection?.close();
     await stopLogging();
     await store.close();
   }

@@ -113,6 +113,8 @@ export class Gateway {
       relayInquiries: true,
       // A server that is down is started again by itself (late_upstream_source.ts).
       restart: { when: "background" },
+      // `serve --inspect`: the upstream connections' records name their source, not a session.
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     });
     // A server that does not answer at start (or later) does not stop the
     // gateway: it serves the others, and that server's tools once it answers.

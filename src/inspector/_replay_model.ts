@@ -1,68 +1,61 @@
 /**
  * Private to `inspection_replay.ts`: the fold of inspection records into
- * what the page shows (the machines' current states, each batch and call).
+ * what the page shows: the machines' current states (the turn's, each
+ * lane's phase and commit, each client session's and upstream
+ * connection's), each batch and call, with their times and why they ended.
  *
  * @module
  */
 
+import type { AnyStateMachine } from "xstate";
+import { sessionMachine } from "../gateway/session_machine.ts";
 import { phaseMachine } from "../machines/phase_machine.ts";
 import { toolCallMachine } from "../machines/tool_call_machine.ts";
-import { turnMachine } from "../machines/turn_machine.ts";
-import { MAX_TOOL_RESPONSE_BATCH_BYTES } from "../review/max_tool_response_batch_bytes.ts";
-import { ByteSize } from "../size/byte_size.ts";
+import { upstreamConnectionMachine } from "../service/upstream/upstream_connection_machine.ts";
 import type { InspectionFacts } from "./inspection_facts.ts";
-import type { InspectionRecord } from "./inspection_log.ts";
-import type { BatchView, CallView, SizeView } from "./inspector_view.ts";
-import { mermaidStateId } from "./machine_diagram.ts";
-import { finalState, initialState, stateEntering, stateInvoking } from "./_machine_states.ts";
+import type { InspectionRecord } from "./inspection_recorder.ts";
+import type { ClientView, UpstreamView } from "./inspector_view.ts";
+import { Batch, type BatchContext } from "./_replay_batch.ts";
+import {
+  CALL_ACTOR,
+  COMMITTING,
+  idsAlong,
+  shortSession,
+  statePath,
+  statePaths,
+  TOOL_PHASE,
+} from "./_replay_paths.ts";
+import { takenTransition } from "./_taken_transition.ts";
 
-/**
- * The states of the `toolCall` route that a call without an actor is shown
- * in, found in the machine's definition by what happens there.
- */
-const CALL_ROUTE = {
-  /** Until its slot is written: where the route starts (`execute`). */
-  running: initialState(toolCallMachine),
-  /** Its slot written (`reviewSlot`). */
-  slotWritten: stateEntering(toolCallMachine, "writeSlot"),
-  /** While the commit runs: waiting for the release (`barrierAcknowledge`). */
-  awaitingRelease: stateInvoking(toolCallMachine, "awaitRelease"),
-  /** Once the commit is done (`released`). */
-  released: finalState(toolCallMachine),
-} as const;
+/** The machines whose actors a record may be of, by their config id. */
+export const LONG_LIVED = {
+  session: sessionMachine,
+  upstreamConnection: upstreamConnectionMachine,
+};
 
-/** Where the turn runs the phase (`toolPhase`). */
-const TOOL_PHASE = stateInvoking(turnMachine, "phase");
+/** An actor of a long-lived machine (a client session, an upstream connection), as last seen. */
+class Tracked {
+  state: unknown;
+  status: string | undefined;
+  name: string | undefined;
+  /** The tools its server listed (an upstream connection). */
+  tools: readonly string[] = [];
+  batches = 0;
+  calls = 0;
+  constructor(readonly machine: string, readonly session: string | undefined) {}
 
-/** Where the phase runs the commit (`committing`). */
-const COMMITTING = stateInvoking(phaseMachine, "commit");
-
-/** The id of an asked-about call's `toolCall` actor: `call.<index>`. */
-export const CALL_ACTOR = /^call\.(\d+)$/;
-
-/** A state value with one active leaf as its path: `{ execute: "running" }` → `execute`, `running`. */
-export function statePath(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  if (typeof value === "object" && value !== null) {
-    const [key, inner] = Object.entries(value)[0] ?? [];
-    if (key !== undefined) return [key, ...statePath(inner)];
+  view(): ClientView & UpstreamView {
+    return {
+      session: shortSession(this.session ?? ""),
+      name: this.name ?? this.session ?? "",
+      ...(this.name === undefined ? {} : { conversation: this.name }),
+      state: statePath(this.state).join("."),
+      active: statePaths(this.state).flatMap((path) => idsAlong(path).slice(-1)),
+      ...(this.status === undefined ? {} : { status: this.status }),
+      batches: this.batches,
+      calls: this.calls,
+    };
   }
-  return [];
-}
-
-/** Every Mermaid id along a path: `a`, `a_b`, `a_b_c`. */
-export function idsAlong(path: readonly string[]): string[] {
-  return path.map((_, i) => mermaidStateId(path.slice(0, i + 1)));
-}
-
-/** A session id as the page names it: a UUID by its first eight characters. */
-export function shortSession(session: string): string {
-  return /^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(session) ? session.slice(0, 8) : session;
-}
-
-/** A size as shown. */
-export function size(bytes: number | undefined): SizeView | undefined {
-  return bytes === undefined ? undefined : { bytes, text: ByteSize.fromBytes(bytes).human() };
 }
 
 /**
@@ -79,14 +72,18 @@ class Lane {
 }
 
 /** The fold: what the records so far say. */
-export class ReplayModel {
+export class ReplayModel implements BatchContext {
   turn: string[] = [];
   turnStatus: string | undefined;
   readonly batches: Batch[] = [];
   readonly #lanes = new Map<string | undefined, Lane>();
+  /** The actors of long-lived machines, by session id. */
+  readonly #tracked = new Map<string, Tracked>();
   /** The lane that acted last: its phase and commit are the ones lit. */
   #latest: Lane | undefined;
   #cycles = 0;
+  /** The time of the first record that has one: times are shown from it. */
+  #start: number | undefined;
 
   /** Whether the records came from `spillway serve` (phases of client sessions, no turn). */
   get gateway(): boolean {
@@ -113,10 +110,39 @@ export class ReplayModel {
     return this.latest(batch) ? this.#lanes.get(batch.session)?.phase : undefined;
   }
 
+  /**
+   * The upstream connection a tool's calls go through, by the tool's name as
+   * its server lists it (a tool the config renames is not matched).
+   */
+  upstreamOf(tool: string): string | undefined {
+    for (const tracked of this.#tracked.values()) {
+      if (tracked.machine !== "session" && tracked.tools.includes(tool)) return tracked.name;
+    }
+    return undefined;
+  }
+
+  /** The client sessions, in order of appearance. */
+  clients(): ClientView[] {
+    return [...this.#tracked.values()].filter((t) => t.machine === "session").map((t) => {
+      const { name: _name, ...client } = t.view();
+      return client;
+    });
+  }
+
+  /** The upstream connections, in order of appearance. */
+  upstreams(): UpstreamView[] {
+    return [...this.#tracked.values()].filter((t) => t.machine !== "session").map((t) => {
+      const { name, state, active, status } = t.view();
+      return { name, state, active, ...(status === undefined ? {} : { status }) };
+    });
+  }
+
   apply(record: InspectionRecord): void {
+    if (record.time !== undefined) this.#start ??= record.time;
+    if (this.#applyTracked(record)) return;
     const lane = this.#lane(record.session);
     if (record.actor !== "turn") this.#latest = lane;
-    if (record.facts !== undefined) return this.#applyFacts(lane, record.facts);
+    if (record.facts !== undefined) return this.#applyFacts(lane, record);
     if (record.type === "@xstate.actor") {
       // A new life: a phase starts a batch's work, a commit its recording.
       if (record.actor === "phase") lane.phase = [];
@@ -129,14 +155,41 @@ export class ReplayModel {
       this.turn = path;
       this.turnStatus = record.status;
     } else if (record.actor === "phase") {
+      if (finished && lane.batch !== undefined && lane.phase !== undefined) {
+        lane.batch.ended = endedBy("phase", phaseMachine, lane.phase, record.event, path);
+      }
       lane.phase = finished ? undefined : path;
     } else if (record.actor === "commit") {
       lane.commit = finished ? undefined : path;
     } else {
       const index = Number(CALL_ACTOR.exec(record.actor)?.[1]);
       const call = lane.batch?.call(index);
-      if (call !== undefined) call.actorState = path;
+      if (call === undefined) return;
+      if (finished && call.actorState !== undefined) {
+        call.ended = endedBy("toolCall", toolCallMachine, call.actorState, record.event, path);
+      }
+      call.actorState = path;
     }
+  }
+
+  /** Applies a record of a client session's or upstream connection's actor; `false` for others. */
+  #applyTracked(record: InspectionRecord): boolean {
+    if (record.sessionId === undefined) return false;
+    if (record.type === "@xstate.actor" && record.machine !== undefined) {
+      if (!(record.machine in LONG_LIVED)) return false;
+      this.#tracked.set(record.sessionId, new Tracked(record.machine, record.session));
+      return true;
+    }
+    const tracked = this.#tracked.get(record.sessionId);
+    if (tracked === undefined) return false;
+    const names = record.names;
+    if (names !== undefined) tracked.name = names.conversationId ?? names.name;
+    if (record.facts?.kind === "tools") tracked.tools = record.facts.tools;
+    if (record.type === "@xstate.snapshot") {
+      tracked.state = record.state;
+      tracked.status = record.status;
+    }
+    return true;
   }
 
   #lane(session: string | undefined): Lane {
@@ -148,22 +201,30 @@ export class ReplayModel {
     return lane;
   }
 
-  #applyFacts(lane: Lane, facts: InspectionFacts): void {
+  #at(record: InspectionRecord): number | undefined {
+    return record.time === undefined || this.#start === undefined
+      ? undefined
+      : record.time - this.#start;
+  }
+
+  #applyFacts(lane: Lane, record: InspectionRecord): void {
+    const facts = record.facts as InspectionFacts;
     const batch = lane.batch;
     switch (facts.kind) {
       case "calls":
         this.#cycles += 1;
-        if (facts.calls.length > 0) this.#push(lane, new Batch(this.#cycles, facts.calls));
+        if (facts.calls.length > 0) this.#push(lane, new Batch(this.#cycles, facts.calls), record);
         return;
       case "joined":
         // A phase of calls started elsewhere: no model answer came first, each phase is a batch.
-        this.#push(lane, new Batch(this.batches.length + 1, facts.calls, lane.session));
+        this.#push(lane, new Batch(this.batches.length + 1, facts.calls, lane.session), record);
         return;
       case "slots":
         for (const slot of facts.slots) {
           const call = batch?.call(slot.index, slot.id, slot.tool);
           if (call === undefined) continue;
           call.slotWritten = true;
+          call.slotAt = this.#at(record);
           call.raw = slot.bytes;
           call.isError = slot.isError;
         }
@@ -182,6 +243,7 @@ export class ReplayModel {
       case "committed":
         if (batch === undefined) return;
         batch.committed = facts;
+        batch.endedAt = this.#at(record);
         for (const recorded of facts.calls) {
           const call = batch.byId(recorded.id);
           if (call === undefined) continue;
@@ -193,9 +255,16 @@ export class ReplayModel {
     }
   }
 
-  #push(lane: Lane, batch: Batch): void {
+  #push(lane: Lane, batch: Batch, record: InspectionRecord): void {
+    batch.startedAt = this.#at(record);
     this.batches.push(batch);
     lane.batch = batch;
+    // A client session's counts: its lane is named by the session, as its actor's records are.
+    for (const tracked of this.#tracked.values()) {
+      if (tracked.machine !== "session" || tracked.session !== lane.session) continue;
+      tracked.batches += 1;
+      tracked.calls += batch.view(this).calls.length;
+    }
   }
 
   /**
@@ -218,90 +287,18 @@ export class ReplayModel {
   }
 }
 
-class Call {
-  route: string | undefined;
-  actorState: string[] | undefined;
-  slotWritten = false;
-  raw: number | undefined;
-  threshold: number | undefined;
-  recorded: number | undefined;
-  isError = false;
-  readonly cutBy = new Set<string>();
-
-  constructor(readonly index: number, readonly id: string, readonly tool: string) {}
-
-  /** Its state on the toolCall route: its actor's when it has one, else read from the phase's. */
-  state(batch: Batch, model: ReplayModel): string[] {
-    if (this.actorState !== undefined) return this.actorState;
-    if (batch.committed !== undefined) return [CALL_ROUTE.released];
-    if (model.phaseOf(batch)?.[0] === COMMITTING) return [CALL_ROUTE.awaitingRelease];
-    return [this.slotWritten ? CALL_ROUTE.slotWritten : CALL_ROUTE.running];
-  }
-
-  view(batch: Batch, model: ReplayModel): CallView {
-    const state = this.state(batch, model);
-    const raw = size(this.raw);
-    const threshold = size(this.threshold);
-    const recorded = size(this.recorded);
-    return {
-      index: this.index,
-      id: this.id,
-      tool: this.tool,
-      ...(this.route === undefined ? {} : { route: this.route }),
-      state: state.join("."),
-      active: idsAlong(state),
-      ...(raw === undefined ? {} : { raw }),
-      ...(threshold === undefined ? {} : { threshold }),
-      ...(recorded === undefined ? {} : { recorded }),
-      cutBy: [...this.cutBy],
-      isError: this.isError,
-    };
-  }
-}
-
-class Batch {
-  readonly #calls: Call[];
-  capped = false;
-  committed: Extract<InspectionFacts, { kind: "committed" }> | undefined;
-
-  constructor(
-    readonly cycle: number,
-    calls: readonly { id: string; tool: string }[],
-    readonly session?: string,
-  ) {
-    this.#calls = calls.map(({ id, tool }, index) => new Call(index, id, tool));
-  }
-
-  /** The call at `index`; one the model's answer did not name (a joined call) is added. */
-  call(index: number, id?: string, tool?: string): Call | undefined {
-    const known = this.#calls[index];
-    if (known !== undefined || id === undefined || tool === undefined) return known;
-    const added = new Call(index, id, tool);
-    this.#calls[index] = added;
-    return added;
-  }
-
-  byId(id: string): Call | undefined {
-    return this.#calls.find((call) => call?.id === id);
-  }
-
-  view(model: ReplayModel): BatchView {
-    const calls = this.#calls.filter((call) => call !== undefined);
-    const asked = this.capped
-      ? size(calls.reduce((sum, call) => sum + (call.threshold ?? 0), 0))
-      : undefined;
-    const spent = size(this.committed?.budget.spent);
-    return {
-      cycle: this.cycle,
-      ...(this.session === undefined ? {} : { session: shortSession(this.session) }),
-      calls: calls.map((call) => call.view(this, model)),
-      budget: {
-        limit: size(this.committed?.budget.limit ?? MAX_TOOL_RESPONSE_BATCH_BYTES) as SizeView,
-        ...(asked === undefined ? {} : { asked }),
-        ...(spent === undefined ? {} : { spent }),
-        ...(this.committed === undefined ? {} : { commit: this.committed.status }),
-      },
-      notices: this.committed?.notices.map((notice) => notice.text) ?? [],
-    };
-  }
+/** `phase: committing → released on xstate.done.actor.commit, then always [committedAndReleased]`. */
+function endedBy(
+  name: string,
+  machine: AnyStateMachine,
+  from: readonly string[],
+  event: string | undefined,
+  to: readonly string[],
+): string | undefined {
+  if (event === undefined) return undefined;
+  const taken = takenTransition(machine, from, event, to);
+  const move = `${name}: ${from.join(".")} → ${to.join(".")} on ${event}`;
+  if (taken === undefined) return move;
+  const guard = taken.guard === undefined ? "" : ` [${taken.guard}]`;
+  return taken.always === true ? `${move}, then always${guard}` : `${move}${guard}`;
 }

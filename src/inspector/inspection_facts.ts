@@ -1,6 +1,6 @@
 /**
  * What `--inspect FILE` records besides XState's own events: the sizes a
- * person wants to see next to the states. Six events of the machines carry
+ * person wants to see next to the states. Seven events of the machines carry
  * them, as they run: the model's answer (`xstate.done.actor.requestModel`:
  * the calls), the start of a phase that calls started elsewhere join
  * (`xstate.init` with `joined` calls in its input: `spillway serve`'s
@@ -8,8 +8,10 @@
  * done event for the calls nobody is asked about: each raw result), the
  * phase end (`xstate.done.actor.capSlots`: each response after its tool's
  * `size_threshold`), and the commit (`xstate.done.actor.commit`: each
- * response as recorded after the batch ceiling, the notices, the budget).
- * Only sizes and names are kept, never the contents.
+ * response as recorded after the batch ceiling, the notices, the budget);
+ * and an upstream connection's listing (`xstate.done.actor.listTools`: the
+ * names of the server's tools, so a reader can tell which connection a
+ * call went through). Only sizes and names are kept, never the contents.
  *
  * @module
  */
@@ -99,10 +101,15 @@ export type InspectionFacts =
     readonly budget: { readonly limit: number; readonly spent: number };
     /** Why the commit failed. */
     readonly error?: string;
+  }
+  | {
+    readonly kind: "tools";
+    /** The names of the tools an upstream server listed. */
+    readonly tools: readonly string[];
   };
 
 /**
- * The facts `event` carries, if it is one of the six events that carry
+ * The facts `event` carries, if it is one of the seven events that carry
  * any; `undefined` for every other event.
  *
  * @example
@@ -161,6 +168,14 @@ export function inspectionFacts(event: InspectionEvent): InspectionFacts | undef
           }]
         ),
         notices: capped.notices.map(noticeRecord),
+      };
+    }
+    case "xstate.done.actor.listTools": {
+      const listed = carried.output as readonly { readonly name?: unknown }[];
+      if (!Array.isArray(listed)) return undefined;
+      return {
+        kind: "tools",
+        tools: listed.flatMap((tool) => typeof tool.name === "string" ? [tool.name] : []),
       };
     }
     case "xstate.done.actor.commit": {

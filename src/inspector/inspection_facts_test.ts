@@ -136,3 +136,14 @@ Deno.test("inspectionFacts() shows a cut of structured content in its notice, an
       "structured content cut to 256.0 KB of 4.1 MB",
   }]);
 });
+
+Deno.test("inspectionFacts() keeps the names of the tools an upstream server listed, nothing else of them", () => {
+  const facts = inspectionFacts(event({
+    type: "xstate.done.actor.listTools",
+    output: [
+      { name: "search", description: "secret description", inputSchema: { type: "object" } },
+      { name: "fetch", inputSchema: { type: "object" } },
+    ],
+  }));
+  assert.deepEqual(facts, { kind: "tools", tools: ["search", "fetch"] });
+});

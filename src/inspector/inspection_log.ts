@@ -1,72 +1,19 @@
 /**
- * `--inspect FILE`: the XState inspection events of a run as JSON lines,
- * one per event, for visualizers, post-mortems and `spillway inspect
- * --serve`. Actor references are circular, so each event is reduced to what
- * a reader needs: which actor, which event, which state, and for the few
- * events that carry them, the sizes before and after each cap, the budget
- * and the notices (`facts`, see `inspection_facts.ts`). `spillway serve
- * --inspect FILE` records every client session's phases in one file, each
- * record naming its `session`.
+ * `--inspect FILE`: the inspection records of a run as JSON lines, one per
+ * event, for visualizers, post-mortems, `spillway inspect --serve FILE`
+ * and `spillway inspect --replay FILE --to URL`. `spillway serve --inspect
+ * FILE` records every client session's actors in one file, each record
+ * naming its `session`. A record's `contents` (asked for a WebSocket on
+ * loopback) never reach the file.
  *
  * @module
  */
 
-import type { InspectionEvent } from "xstate";
-import { type InspectionFacts, inspectionFacts } from "./inspection_facts.ts";
+import type { InspectionRecord } from "./inspection_recorder.ts";
+import type { InspectionSink } from "./inspection.ts";
 
-/** One line of the inspection log. */
-export interface InspectionRecord {
-  readonly type: string;
-  readonly actor: string;
-  readonly event?: string;
-  readonly state?: unknown;
-  readonly status?: string;
-  readonly action?: string;
-  /** Sizes, budget and notices, on the events that carry them. */
-  readonly facts?: InspectionFacts;
-  /** The client session whose phase this is (`spillway serve`); absent for a `query` turn. */
-  readonly session?: string;
-}
-
-/** Reduces an inspection event to a plain, serializable record (of `session`, if given). */
-export function inspectionRecord(event: InspectionEvent, session?: string): InspectionRecord {
-  const record = reduced(event);
-  return session === undefined ? record : { ...record, session };
-}
-
-function reduced(event: InspectionEvent): InspectionRecord {
-  // Every actor has a session id; actors created by the runtime also have a readable id.
-  const ref = event.actorRef as { readonly id?: string; readonly sessionId: string };
-  const actor = ref.id ?? ref.sessionId;
-  switch (event.type) {
-    case "@xstate.snapshot": {
-      const snapshot = event.snapshot as { value?: unknown; status?: string };
-      return {
-        type: event.type,
-        actor,
-        event: event.event.type,
-        state: snapshot.value,
-        ...(snapshot.status === undefined ? {} : { status: snapshot.status }),
-      };
-    }
-    case "@xstate.event": {
-      const facts = inspectionFacts(event);
-      return {
-        type: event.type,
-        actor,
-        event: event.event.type,
-        ...(facts === undefined ? {} : { facts }),
-      };
-    }
-    case "@xstate.action":
-      return { type: event.type, actor, action: event.action.type };
-    default:
-      return { type: event.type, actor };
-  }
-}
-
-/** Writes inspection events to `path` as JSON lines; `close()` flushes and closes. */
-export class InspectionLog {
+/** Writes inspection records to a file as JSON lines; `close()` closes it. */
+export class InspectionLog implements InspectionSink {
   readonly #file: Deno.FsFile;
   readonly #encoder = new TextEncoder();
 
@@ -79,16 +26,10 @@ export class InspectionLog {
     return new InspectionLog(await Deno.open(path, { write: true, create: true, truncate: true }));
   }
 
-  /** The observer to hand to the runtime. */
-  readonly observe = (event: InspectionEvent): void => this.#write(inspectionRecord(event));
-
-  /** An observer whose records name `session` (one per client session of `spillway serve`). */
-  observer(session: string): (event: InspectionEvent) => void {
-    return (event) => this.#write(inspectionRecord(event, session));
-  }
-
-  #write(record: InspectionRecord): void {
-    let bytes = this.#encoder.encode(JSON.stringify(record) + "\n");
+  /** Appends one record (without its contents). */
+  write(record: InspectionRecord): void {
+    const { contents: _contents, ...kept } = record;
+    let bytes = this.#encoder.encode(JSON.stringify(kept) + "\n");
     while (bytes.length > 0) bytes = bytes.subarray(this.#file.writeSync(bytes));
   }
 

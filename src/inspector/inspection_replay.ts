@@ -20,9 +20,10 @@
  */
 
 import type { CallFact, InspectionFacts, NoticeRecord } from "./inspection_facts.ts";
-import type { InspectionRecord } from "./inspection_log.ts";
+import type { InspectionRecord } from "./inspection_recorder.ts";
 import type { InspectorView } from "./inspector_view.ts";
-import { CALL_ACTOR, ReplayModel, shortSession, size, statePath } from "./_replay_model.ts";
+import { LONG_LIVED, ReplayModel } from "./_replay_model.ts";
+import { CALL_ACTOR, shortSession, size, statePath, statePaths } from "./_replay_paths.ts";
 
 /**
  * Records in, views out: add records as the file grows, ask for any step.
@@ -52,6 +53,10 @@ export class InspectionReplay {
   readonly #callIds = new Map<string | undefined, readonly string[]>();
   /** The sessions of a `spillway serve` recording, in order of appearance. */
   readonly #sessions = new Set<string>();
+  /** The actors of client sessions and upstream connections: their machine by session id. */
+  readonly #tracked = new Map<string, string>();
+  /** The upstream connections' session ids: their records are no client session's. */
+  readonly #upstreamRoots = new Set<string>();
   #unreadable = 0;
 
   /** How many steps there are so far. */
@@ -74,7 +79,18 @@ export class InspectionReplay {
 
   /** Adds one record (records that change nothing shown are left out). */
   add(record: InspectionRecord): void {
+    if (record.rootId !== undefined && this.#upstreamRoots.has(record.rootId)) {
+      return this.#addTracked(record);
+    }
+    if (record.type === "@xstate.actor" && record.machine === "upstreamConnection") {
+      this.#upstreamRoots.add(record.sessionId ?? "");
+      return this.#addTracked(record);
+    }
     if (record.session !== undefined) this.#sessions.add(record.session);
+    if (
+      (record.type === "@xstate.actor" && record.machine !== undefined &&
+        record.machine in LONG_LIVED) || this.#tracked.has(record.sessionId ?? "")
+    ) return this.#addTracked(record);
     if (record.facts !== undefined) {
       const { kind, calls } = record.facts as { kind: string; calls?: readonly CallFact[] };
       if ((kind === "calls" || kind === "joined") && calls !== undefined && calls.length > 0) {
@@ -102,6 +118,35 @@ export class InspectionReplay {
       const said = `${this.#actorName(record)} → ${path || "—"}${status}`;
       this.#step(record, this.#bySession(record, said));
     }
+  }
+
+  /** A record of a client session's or upstream connection's own actor (their children are left out). */
+  #addTracked(record: InspectionRecord): void {
+    const id = record.sessionId ?? "";
+    if (record.type === "@xstate.actor" && record.machine !== undefined) {
+      this.#tracked.set(id, record.machine);
+      this.#records.push(record);
+      return;
+    }
+    const machine = this.#tracked.get(id);
+    if (machine === undefined) return;
+    if (record.type === "@xstate.event" && (record.names ?? record.facts) !== undefined) {
+      this.#records.push(record);
+      return;
+    }
+    if (record.type !== "@xstate.snapshot") return;
+    const seen = `${JSON.stringify(record.state)}|${record.status}`;
+    if (this.#last.get(id) === seen) return;
+    this.#last.set(id, seen);
+    const paths = statePaths(record.state).map((path) => path.join("."));
+    const leaves = paths.filter((path) => !paths.some((other) => other.startsWith(`${path}.`)));
+    const status = record.status === "active" || record.status === undefined
+      ? ""
+      : ` (${record.status})`;
+    const who = machine === "session"
+      ? `session ${shortSession(record.session ?? "")}`
+      : (record.session ?? machine);
+    this.#step(record, `${who}: ${machine} → ${leaves.join(", ") || "—"}${status}`);
   }
 
   #step(record: InspectionRecord, said: string): void {
@@ -138,6 +183,8 @@ export class InspectionReplay {
       active: model.active(),
       batches: model.batches.map((batch) => batch.view(model)),
       sessions: [...this.#sessions],
+      clients: model.clients(),
+      upstreams: model.upstreams(),
       unreadable: this.#unreadable,
     };
   }
@@ -160,6 +207,8 @@ function lifecycleActor(actor: string): boolean {
 
 function factsSaid(facts: InspectionFacts): string {
   switch (facts.kind) {
+    case "tools":
+      return `an upstream server listed ${plural(facts.tools.length, "tool")}`;
     case "joined":
       return `a phase started: ${plural(facts.calls.length, "call")} from the client`;
     case "calls":

@@ -1,22 +1,27 @@
 /**
  * The inspector: a page on loopback that draws the machines and replays an
- * inspection file (`query --inspect FILE`), following it while a run still
+ * inspection file (`--inspect FILE`), following it while a run still
  * writes it. Everything it needs is served from here: the page, its script
  * and styles, and Mermaid's own browser bundle, read from Deno's npm cache
  * (no CDN: it works offline). The page asks for the view at a step
- * (`view.json?step=N`); the file is read on each ask, so a file that grows
- * is followed without anything running in between.
+ * (`view.json?step=N`) and listens to `events`, server-sent events that say
+ * how many steps there are each time the file grows: while a page listens,
+ * the file's folder is watched (no polling), and the watch ends with the
+ * last page or the server.
  *
  * @module
  */
 
+import { dirname, resolve } from "node:path";
 import { reasonText } from "../errors/reason_text.ts";
+import { EventStreams } from "./_event_streams.ts";
 import { machineMermaid, SPILLWAY_MACHINES } from "./machines_markdown.ts";
 import { FileTail } from "./file_tail.ts";
 import { InspectionReplay } from "./inspection_replay.ts";
 import type { InspectorView } from "./inspector_view.ts";
 import pageHtml from "./inspector_page/index.html" with { type: "text" };
 import pageScript from "./inspector_page/inspector.js" with { type: "text" };
+import timelineScript from "./inspector_page/timeline.js" with { type: "text" };
 import pageStyles from "./inspector_page/inspector.css" with { type: "text" };
 
 /** The port `spillway inspect --serve` listens on unless told otherwise. */
@@ -55,6 +60,7 @@ export interface InspectorViewReply extends InspectorView {
  */
 export function serveInspector(options: InspectorOptions = {}): InspectorServer {
   const follower = new Follower(options.file);
+  options.signal?.addEventListener("abort", () => follower.close(), { once: true });
   const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve({
     hostname: "127.0.0.1",
     port: options.port ?? DEFAULT_INSPECTOR_PORT,
@@ -65,8 +71,12 @@ export function serveInspector(options: InspectorOptions = {}): InspectorServer 
   }, (request): Promise<Response> => respond(request, follower, server.addr.port));
   return {
     url: `http://127.0.0.1:${server.addr.port}/`,
-    finished: server.finished,
-    shutdown: () => server.shutdown(),
+    finished: server.finished.finally(() => follower.close()),
+    shutdown: () => {
+      // Open event streams would keep the server from finishing: they end first.
+      follower.close();
+      return server.shutdown();
+    },
   };
 }
 
@@ -77,15 +87,71 @@ class Follower {
   #missing = false;
   /** One read at a time: two asks at once must not read the same bytes twice. */
   #reading: Promise<void> = Promise.resolve();
+  readonly #streams = new EventStreams();
+  #watcher: Deno.FsWatcher | undefined;
+  /** The file changed while a read ran: read once more after it. */
+  #dirty = false;
+  #told = -1;
 
   constructor(file: string | undefined) {
     this.#tail = file === undefined ? undefined : new FileTail(file);
   }
 
-  async view(step: number | undefined): Promise<InspectorViewReply> {
+  /** The page's event stream: how many steps there are now, then each time that changes. */
+  async events(): Promise<Response> {
+    await this.#read();
+    this.#watch();
+    this.#told = this.#replay.steps;
+    return this.#streams.open({ event: "steps", data: this.#said() });
+  }
+
+  /** Ends every event stream and the watch. */
+  close(): void {
+    this.#streams.close();
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
+
+  #said(): { steps: number; missing: boolean } {
+    return { steps: this.#replay.steps, missing: this.#missing };
+  }
+
+  #watch(): void {
+    if (this.#tail === undefined || this.#watcher !== undefined) return;
+    // The folder, not the file: a file that does not exist yet, or is written anew, is seen too.
+    const path = resolve(this.#tail.path);
+    const watcher = Deno.watchFs(dirname(path), { recursive: false });
+    this.#watcher = watcher;
+    (async () => {
+      for await (const event of watcher) {
+        if (event.paths.some((changed) => resolve(changed) === path)) this.#changed();
+      }
+    })().catch(() => {});
+    // What was written between the last read and the watch's start is read now.
+    this.#changed();
+  }
+
+  #changed(): void {
+    if (this.#dirty) return;
+    this.#dirty = true;
+    this.#reading.then(async () => {
+      this.#dirty = false;
+      await this.#read();
+      if (this.#streams.size === 0) return this.close();
+      if (this.#replay.steps === this.#told) return;
+      this.#told = this.#replay.steps;
+      this.#streams.send("steps", this.#said());
+    }).catch(() => {});
+  }
+
+  #read(): Promise<void> {
     const read = this.#reading.then(() => this.#catchUp());
     this.#reading = read.catch(() => {});
-    await read;
+    return read;
+  }
+
+  async view(step: number | undefined): Promise<InspectorViewReply> {
+    await this.#read();
     return {
       ...this.#replay.viewAt(step),
       file: this.#tail?.path,
@@ -133,6 +199,8 @@ async function respond(request: Request, follower: Follower, port: number): Prom
       return reply(pageHtml, TYPES.html);
     case "/inspector.js":
       return reply(pageScript, TYPES.js);
+    case "/timeline.js":
+      return reply(timelineScript, TYPES.js);
     case "/inspector.css":
       return reply(pageStyles, TYPES.css);
     case "/mermaid.min.js":
@@ -143,6 +211,7 @@ async function respond(request: Request, follower: Follower, port: number): Prom
           turn: machineMermaid("turn"),
           toolCall: machineMermaid("toolCall", "LR"),
           upstreamConnection: machineMermaid("upstreamConnection", "LR"),
+          session: machineMermaid("session", "LR"),
           // Every machine, for the page's list of them.
           machines: Object.fromEntries(
             Object.keys(SPILLWAY_MACHINES).map((name) => [name, machineMermaid(name)]),
@@ -150,6 +219,8 @@ async function respond(request: Request, follower: Follower, port: number): Prom
         }),
         TYPES.json,
       );
+    case "/events":
+      return await follower.events();
     case "/view.json": {
       const asked = url.searchParams.get("step");
       const step = asked === null ? undefined : Number(asked);

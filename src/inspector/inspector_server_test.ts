@@ -42,10 +42,12 @@ Deno.test("the inspector serves its page, its script, its styles, Mermaid's own 
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
     const page = await get(url);
     assert.equal(page.type, "text/html; charset=utf-8");
-    for (const asset of ["mermaid.min.js", "inspector.js", "inspector.css"]) {
+    for (const asset of ["timeline.js", "inspector.js", "inspector.css"]) {
       assert.ok(page.body.includes(`"${asset}"`), asset);
       assert.equal((await get(url + asset)).status, 200, asset);
     }
+    // Mermaid is loaded by the script, once the run is shown.
+    assert.ok((await get(url + "inspector.js")).body.includes('loadScript("mermaid.min.js")'));
     assert.doesNotMatch(page.body, /https?:\/\//, "nothing from elsewhere");
     const mermaid = await get(url + "mermaid.min.js");
     assert.equal(mermaid.type, "text/javascript; charset=utf-8");
@@ -54,6 +56,7 @@ Deno.test("the inspector serves its page, its script, its styles, Mermaid's own 
     assert.match(diagrams.turn, /^stateDiagram-v2\n/);
     assert.match(diagrams.toolCall, /^stateDiagram-v2\n {2}direction LR\n/);
     assert.match(diagrams.upstreamConnection, /^stateDiagram-v2\n {2}direction LR\n/);
+    assert.match(diagrams.session, /^stateDiagram-v2\n {2}direction LR\n/);
     const view = JSON.parse((await get(url + "view.json")).body);
     assert.equal(view.file, undefined);
     assert.equal(view.steps, 0);
@@ -105,6 +108,63 @@ Deno.test("a file the inspector cannot read is said to the page", async () => {
       assert.equal(reply.status, 500);
       assert.match(reply.body, /^the inspector could not answer: /);
     });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Reads server-sent events from `response` until `until` holds for the `steps` events so far. */
+async function stepsEvents(
+  response: Response,
+  until: (steps: number[]) => boolean,
+): Promise<number[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const steps: number[] = [];
+  let text = "";
+  try {
+    while (!until(steps)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      const frames = text.split("\n\n");
+      text = frames.pop() ?? "";
+      for (const frame of frames) {
+        const data = /^event: steps\ndata: (.*)$/m.exec(frame)?.[1];
+        if (data !== undefined) steps.push(JSON.parse(data).steps);
+      }
+    }
+  } finally {
+    await reader.cancel();
+  }
+  return steps;
+}
+
+Deno.test("the inspector tells a listening page, by server-sent events, each time its file grows", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "inspect.jsonl");
+    await Deno.writeTextFile(file, TURN_REQUESTING);
+    await withServer(file, async (url) => {
+      const response = await fetch(url + "events");
+      assert.equal(response.headers.get("content-type"), "text/event-stream; charset=utf-8");
+      const grown = Deno.writeTextFile(file, TURN_CLOSING, { append: true });
+      const steps = await stepsEvents(response, (seen) => seen.at(-1) === 2);
+      await grown;
+      assert.deepEqual(steps, [1, 2], "the steps there were, then the new count");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the inspector shuts down with a page still listening to its events", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const server = serveInspector({ port: 0, file: join(dir, "inspect.jsonl") });
+    const response = await fetch(server.url + "events");
+    const body = response.text();
+    await server.shutdown();
+    assert.match(await body, /^event: steps\ndata: \{"steps":0,"missing":true\}\n\n$/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -32,6 +32,20 @@ export interface CallView {
   /** The caps that cut it: `size_threshold`, `batch ceiling`. */
   readonly cutBy: readonly string[];
   readonly isError: boolean;
+  /** When its batch's calls were known (the model's answer, the phase's start), in ms from the recording's start. */
+  readonly startedAt?: number;
+  /** When its slot was written (its raw result), in ms from the recording's start. */
+  readonly slotAt?: number;
+  /** When its batch's commit ended (recorded and released), in ms from the recording's start. */
+  readonly endedAt?: number;
+  /**
+   * Why it ended as it did: the transition that ended its actor, or its
+   * phase, read from the definition (`phase: committing → released on
+   * xstate.done.actor.commit, then always [committedAndReleased]`).
+   */
+  readonly ended?: string;
+  /** The upstream connection it went through (`mcp.<server>`), when an upstream server lists its tool. */
+  readonly upstream?: string;
 }
 
 /** One batch (the calls of one model answer) at a step. */
@@ -58,6 +72,33 @@ export interface BatchView {
   readonly notices: readonly string[];
 }
 
+/** A client session of a `spillway serve` recording, at a step. */
+export interface ClientView {
+  /** Its id (a UUID by its first 8 characters). */
+  readonly session: string;
+  /** The conversation it records into. */
+  readonly conversation?: string;
+  /** Its `session` machine's state, dotted (its regions' first leaves). */
+  readonly state: string;
+  /** The Mermaid ids lit in the `session` diagram (every region's). */
+  readonly active: readonly string[];
+  readonly status?: string;
+  /** Its batches (phases) and calls so far. */
+  readonly batches: number;
+  readonly calls: number;
+}
+
+/** An upstream server's connection, at a step. */
+export interface UpstreamView {
+  /** Its source name, `mcp.<server>`. */
+  readonly name: string;
+  /** Its `upstreamConnection` machine's state, dotted. */
+  readonly state: string;
+  /** The Mermaid ids lit in the `upstreamConnection` diagram. */
+  readonly active: readonly string[];
+  readonly status?: string;
+}
+
 /** What the page shows at one step. */
 export interface InspectorView {
   /** 0 before the first step, up to `steps`. */
@@ -75,6 +116,10 @@ export interface InspectorView {
    * order they first appear in the file; empty for a `query` turn.
    */
   readonly sessions: readonly string[];
+  /** The client sessions of a `spillway serve` recording, with their `session` machines' states. */
+  readonly clients: readonly ClientView[];
+  /** The upstream connections of a `spillway serve` recording, with their machines' states. */
+  readonly upstreams: readonly UpstreamView[];
   /** Lines of the file that were not inspection records. */
   readonly unreadable: number;
 }

@@ -12,6 +12,7 @@
  * @module
  */
 
+import type { InspectionEvent } from "xstate";
 import type { McpProviderConfig } from "../config/mcp_provider_config.ts";
 import { secretVariables } from "../config/secret_variables.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
@@ -79,6 +80,8 @@ export interface ToolSourcesOptions {
    * background). Default: on demand, the next call or listing starts it.
    */
   readonly restart?: RestartPolicy;
+  /** The receiver of each upstream connection's XState inspection events, per source name. Default: none. */
+  readonly inspect?: (source: string) => (event: InspectionEvent) => void;
 }
 
 /** Options of {@linkcode upstreamToolSource}. */
@@ -184,6 +187,7 @@ export function upstreamToolSource(
     relayInquiries: options.relayInquiries ?? false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.restart === undefined ? {} : { restart: options.restart }),
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect(`mcp.${provider.name}`) }),
   };
   if (provider.type === "http") {
     return new McpUpstreamSource({ ...common, url: provider.url, headers: provider.headers });

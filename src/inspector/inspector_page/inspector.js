@@ -1,10 +1,10 @@
-// The inspector page: draws the turn, toolCall and upstreamConnection machines with Mermaid (its
-// own bundle, served by spillway), asks the server for the view at a step and
-// shows it: the lit states, each call's state and sizes, the batch budget, the
-// notices. Below, every machine spillway runs, one at a time, by name. While it follows the last step it asks again every second, so a
-// file that a running query still writes is followed as it grows.
+// The inspector page: draws the turn, toolCall, session and upstreamConnection machines with
+// Mermaid (its own bundle, served by spillway), asks the server for the view at a step and shows
+// it: the lit states, each call's state and sizes, the batch budget, the notices, the clients and
+// the timeline (timeline.js). Below, every machine spillway runs, one at a time, by name. The
+// server tells the page when the file grew (server-sent events, `events`): while the page follows
+// the last step it asks for the new view then, and only then.
 
-const POLL_MS = 1000;
 const PLAY_MS = 600;
 /** How large the toolCall route is drawn, relative to Mermaid's own size. */
 const NATURAL_SCALE = 0.72;
@@ -30,6 +30,12 @@ async function json(path) {
 }
 
 async function start() {
+  // The run first: the tables and the timeline need no diagram, and Mermaid takes seconds.
+  wireControls();
+  await refresh();
+  document.body.dataset.shown = "true";
+  listen();
+  await loadScript("mermaid.min.js");
   globalThis.mermaid.initialize({
     startOnLoad: false,
     securityLevel: "strict",
@@ -50,13 +56,51 @@ async function start() {
   await draw("turn", diagrams.turn, $("#turn-diagram"));
   await draw("toolCall", diagrams.toolCall, $("#call-diagram"), true);
   await draw("upstreamConnection", diagrams.upstreamConnection, $("#connection-diagram"), true);
+  await draw("session", diagrams.session, $("#session-diagram"));
   await listMachines(diagrams.machines);
-  wireControls();
-  await refresh();
-  setInterval(() => {
-    if (page.playing === undefined) refresh().catch(showError);
-  }, POLL_MS);
+  // Drawn now: light what the view says.
+  if (page.view !== undefined) show(page.view);
   document.body.dataset.ready = "true";
+}
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`${src} did not load`));
+    document.head.append(script);
+  });
+}
+
+/** Follows the file: each `steps` event, while the last step is followed, brings the new view. */
+function listen() {
+  const events = new EventSource("events");
+  events.addEventListener("steps", (event) => {
+    const { steps } = JSON.parse(event.data);
+    $("#step-count").textContent = String(steps);
+    $("#slider").max = String(steps);
+    if (page.step === undefined && page.playing === undefined) refreshSoon();
+  });
+  events.onerror = () => {
+    if (events.readyState === EventSource.CLOSED) showError(new Error("the inspector stopped"));
+  };
+}
+
+/** One view asked at a time: events that come while one is asked for bring one more ask. */
+function refreshSoon() {
+  if (page.asking) {
+    page.again = true;
+    return;
+  }
+  page.asking = true;
+  refresh().catch(showError).finally(() => {
+    page.asking = false;
+    if (page.again) {
+      page.again = false;
+      refreshSoon();
+    }
+  });
 }
 
 async function draw(name, source, element, natural = false) {
@@ -159,8 +203,19 @@ function show(view) {
   const batch = view.batches.find((b) => b.cycle === page.batch) ?? view.batches.at(-1);
   showTabs(view.batches, batch);
   showBudget(batch);
-  showCalls(batch);
+  const picked = showCalls(batch);
   showNotices(batch);
+  globalThis.showClients(view, page.session ?? batch?.session, (session) => {
+    page.session = session;
+    show(page.view);
+  });
+  globalThis.showUpstreams(view, picked?.upstream);
+  globalThis.showTimeline(view, { batch: batch?.cycle, call: picked?.index }, (cycle, index) => {
+    page.batch = cycle;
+    page.call = index;
+    page.session = undefined;
+    show(page.view);
+  });
   document.body.dataset.step = String(view.step);
 }
 
@@ -322,6 +377,7 @@ function showCalls(batch) {
     return row;
   }));
   showCall(picked);
+  return picked;
 }
 
 function cell(text, className) {
@@ -371,7 +427,7 @@ function showCall(call) {
     ? "no call picked"
     : `${call.id} · ${call.tool} · ${call.state}${
       call.route === undefined ? "" : ` (${call.route})`
-    }`;
+    }${call.ended === undefined ? "" : ` · ended by ${call.ended}`}`;
   light($("#call-diagram"), "diagram-toolCall", call?.active ?? []);
   keepInView($("#call-diagram"), $("#call-diagram .current"));
 }

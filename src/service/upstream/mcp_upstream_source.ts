@@ -39,6 +39,7 @@
  * @module
  */
 
+import type { InspectionEvent } from "xstate";
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
@@ -134,6 +135,8 @@ export interface McpUpstreamSourceOptions {
    * `"2026-07-28"` (no fallback).
    */
   readonly protocol?: UpstreamProtocol;
+  /** Receives each connection actor's XState inspection events (`serve --inspect`). Default: none. */
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /**
@@ -200,6 +203,7 @@ export class McpUpstreamSource implements ToolSource {
         protocol: options.protocol ?? "auto",
         ...(options.restart === undefined ? {} : { restart: options.restart }),
         ...(options.relayInquiries === undefined ? {} : { relayInquiries: options.relayInquiries }),
+        ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       }));
   }
 

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { createActor } from "xstate";
+import { createActor, type InspectionEvent } from "xstate";
 import { SpillwayError } from "../../errors/spillway_error.ts";
 import type {
   CompleteRequest,
@@ -63,6 +63,8 @@ export interface UpstreamConnectionOptions {
    * connections. Default: this connection's own.
    */
   readonly verdict?: ProtocolVerdict;
+  /** Receives the connection actor's XState inspection events (`serve --inspect`). Default: none. */
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /** The connection to one upstream server. */
@@ -104,6 +106,7 @@ export class UpstreamConnection {
         verdict,
       },
       clock: options.clock ?? SYSTEM_CLOCK,
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     });
     this.#actor.on("connection.ready", ({ live }) => {
       this.#settle((attempt) => attempt.resolve(live));
