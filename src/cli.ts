@@ -23,6 +23,7 @@ import { formatCommandList } from "./commands/_help.ts";
 import { runProgram } from "./commands/_program.ts";
 import { SpillwayError } from "./errors/spillway_error.ts";
 import { sanitizeForTerminal } from "./terminal/sanitize.ts";
+import { SPILLWAY_VERSION } from "./version.ts";
 
 /** Every command, in the order `spillway --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -60,6 +61,10 @@ export async function main(
   io: CommandIo,
   commands: readonly Command[] = COMMANDS,
 ): Promise<number> {
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    io.stdout(`spillway ${SPILLWAY_VERSION}\n`);
+    return 0;
+  }
   const words = args[0] === "help" ? helpWords(args.slice(1), commands) : args;
   let running: Command | undefined;
   try {

@@ -209,11 +209,11 @@ Deno.test("main() explains flags given before the command", async () => {
   assert.equal(await main(["--dry-run", "conversation", "gc"], dryRun), 2);
   assert.match(dryRun.err(), /e\.g\. spillway conversation compact --dry-run\)/);
   // A flag no command takes gets no hint that some command would.
-  const version = captureCommandIo();
-  assert.equal(await main(["--version"], version), 2);
+  const nobody = captureCommandIo();
+  assert.equal(await main(["--colour"], nobody), 2);
   assert.equal(
-    version.err(),
-    "spillway: unknown flag --version\nRun `deno task spillway --help` for usage.\n",
+    nobody.err(),
+    "spillway: unknown flag --colour\nRun `deno task spillway --help` for usage.\n",
   );
 });
 
@@ -240,4 +240,14 @@ Deno.test("COMMANDS names are unique, and every command's help lists its flags",
     assert.equal(await main([...command.name.split(" "), "--help"], io), 0);
     for (const spec of command.flags) assert.ok(io.out().includes(`--${spec.name}`), spec.name);
   }
+});
+
+Deno.test("spillway --version prints the version that deno.json and package.json carry", async () => {
+  const io = captureCommandIo();
+  assert.equal(await main(["--version"], io), 0);
+  const root = new URL("../", import.meta.url);
+  const deno = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const npm = JSON.parse(await Deno.readTextFile(new URL("package.json", root)));
+  assert.equal(io.out(), `spillway ${deno.version}\n`);
+  assert.equal(npm.version, deno.version);
 });

@@ -26,6 +26,8 @@ export {
   type RuntimeOptions,
 } from "./runtime/create_runtime.ts";
 export type { TurnOutput } from "./machines/turn_machine.ts";
+// The store `[store]` names (files, or a PostgreSQL database), for `store` and `blobs`.
+export { type OpenedStore, openStore } from "./runtime/open_store.ts";
 export type {
   AssistantMessage,
   AssistantTurnMessage,

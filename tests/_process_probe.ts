@@ -13,7 +13,11 @@
  */
 
 import { join } from "node:path";
+import { settlesWithin } from "../src/service/subprocess/settles_within.ts";
 import { Milestones } from "../src/testing/tool_source_contract.ts";
+
+/** How long a release waits for the listener before it opens the FIFO again. */
+const RELEASE_RETRY_MS = 100;
 
 /** The shell prelude a command runs first, with the probe's path as `$1`. */
 export const HOLD_PROBE = 'exec 3>"$1"; echo $$ >&3';
@@ -77,9 +81,12 @@ export class ProcessProbe implements AsyncDisposable {
     this.#closing = true;
     // Release a listener that waits in open() by being its writer once.
     // Read-write never blocks on a FIFO (write-only would, with no reader).
-    const writer = await Deno.open(this.path, { read: true, write: true });
-    writer.close();
-    await this.#reading;
+    // Again while it still waits: the open may have come before the
+    // listener's own (Node's thread pool runs them in any order).
+    do {
+      const writer = await Deno.open(this.path, { read: true, write: true });
+      writer.close();
+    } while (!await settlesWithin(this.#reading ?? Promise.resolve(), RELEASE_RETRY_MS));
     await Deno.remove(this.#dir, { recursive: true });
   }
 }

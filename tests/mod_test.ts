@@ -27,6 +27,7 @@ Deno.test("mod.ts exports exactly the public values", () => {
     "cutText",
     "formatNotice",
     "loadConfig",
+    "openStore",
     "parseConfig",
     "providerFromConfig",
   ]);
@@ -95,6 +96,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "NoticeCause",
     "NoticeFact",
     "NoticeSink",
+    "OpenedStore",
     "OutputFile",
     "OutputSink",
     "ProgressUpdate",
@@ -157,6 +159,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "cutText",
     "formatNotice",
     "loadConfig",
+    "openStore",
     "parseConfig",
     "providerFromConfig",
   ]);

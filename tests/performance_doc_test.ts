@@ -33,3 +33,15 @@ Deno.test("docs/performance.md describes every bench in tests/bench, and only th
   assert.ok(benches.size > 0, "no bench files found");
   assert.deepEqual([...benches].sort(), [...described].sort());
 });
+
+Deno.test("docs/performance.md stays under 350 lines, with its targets, figures and method", async () => {
+  const doc = await Deno.readTextFile(join(ROOT, "docs", "performance.md"));
+  const lines = doc.split("\n").length;
+  assert.ok(
+    lines <= 350,
+    `docs/performance.md has ${lines} lines: keep it to 350 (history is in git)`,
+  );
+  for (const heading of ["## Targets", "## The latest figures", "## How to run them"]) {
+    assert.ok(section(doc, heading).trim().length > 0, `"${heading}" is empty`);
+  }
+});

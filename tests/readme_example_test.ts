@@ -1,6 +1,7 @@
 /**
  * Runs the README's embedding example as a user would: as a program of its
- * own, importing spillway from the repository. Its types are not checked
+ * own, with its `"spillway"` import pointed at the repository's src/mod.ts
+ * (tests/package_readme_node_test.ts runs it under node from the package). Its types are not checked
  * here: `deno task test` (`deno test --doc`) already type-checks the
  * README's TypeScript block with the rest of the suite, where checking it
  * costs nothing more; a check of its own repeats the whole of `src/` in a
@@ -22,7 +23,10 @@ Deno.test("the README's embedding example runs and caps the oversized result", a
     const program = join(dir, "example.ts");
     await Deno.writeTextFile(
       program,
-      block.replace('"./src/mod.ts"', JSON.stringify(toFileUrl(join(ROOT, "src", "mod.ts")))),
+      block.replace(
+        'from "spillway"',
+        `from ${JSON.stringify(toFileUrl(join(ROOT, "src", "mod.ts")))}`,
+      ),
     );
     const output = await new Deno.Command(Deno.execPath(), {
       args: [

@@ -6,9 +6,12 @@
  * @module
  */
 
+import * as files from "../platform/files.ts";
+import { isWindows } from "../platform/processes.ts";
+
 /** fsyncs the directory `path` (a no-op on Windows, which needs none and cannot open one). */
 export async function syncDirectory(path: string): Promise<void> {
-  if (Deno.build.os === "windows") return;
-  using dir = await Deno.open(path, { read: true });
+  if (isWindows()) return;
+  using dir = await files.open(path, { read: true });
   await dir.syncData();
 }

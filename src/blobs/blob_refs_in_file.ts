@@ -7,6 +7,9 @@
  */
 
 import { type BlobRef, blobRefsIn } from "./blob_ref.ts";
+import * as files from "../platform/files.ts";
+import type { FileHandle } from "../platform/file_handle.ts";
+import { isNotFound } from "../platform/file_errors.ts";
 
 const CHUNK_BYTES = 1 << 20;
 /** A reference is 71 ASCII characters: keeping this much of each chunk finds one cut across two. */
@@ -30,11 +33,11 @@ const OVERLAP_CHARS = 70;
  * ```
  */
 export async function blobRefsInFile(path: string, into: Set<BlobRef>): Promise<void> {
-  let file: Deno.FsFile;
+  let file: FileHandle;
   try {
-    file = await Deno.open(path, { read: true });
+    file = await files.open(path, { read: true });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
+    if (isNotFound(error)) return;
     throw error;
   }
   using _closed = file;

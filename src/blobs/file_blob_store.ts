@@ -27,6 +27,9 @@ import type {
 import { removeStaleFiles } from "./remove_stale_files.ts";
 import { syncDirectory } from "./_sync_directory.ts";
 import { writeTextSlices, writeWhole } from "./_write_text.ts";
+import * as files from "../platform/files.ts";
+import type { FileHandle } from "../platform/file_handle.ts";
+import { isAlreadyExists, isNotFound } from "../platform/file_errors.ts";
 
 /** Prefix of the temporary files blobs are written to before they are renamed into place. */
 export const BLOB_TEMP_PREFIX = ".tmp-";
@@ -37,7 +40,7 @@ const READ_CHUNK_BYTES = 1 << 20;
 /** A blob being written to a temporary file of a {@linkcode FileBlobStore} (use its `writer()`). */
 export class FileBlobWriter implements BlobWriter {
   readonly #store: FileBlobStore;
-  readonly #file: Deno.FsFile;
+  readonly #file: FileHandle;
   readonly localPath: string;
   /** Hashes the chunks, unless the blob's reference is known already. */
   readonly #hash: Hash | undefined;
@@ -45,7 +48,7 @@ export class FileBlobWriter implements BlobWriter {
   #bytes = 0;
   #done = false;
 
-  constructor(store: FileBlobStore, file: Deno.FsFile, temp: string, ref?: BlobRef) {
+  constructor(store: FileBlobStore, file: FileHandle, temp: string, ref?: BlobRef) {
     this.#store = store;
     this.#file = file;
     this.localPath = temp;
@@ -82,12 +85,12 @@ export class FileBlobWriter implements BlobWriter {
     }
     const existing = await this.#store.stat(ref);
     if (existing !== undefined && existing.bytes === this.#bytes) {
-      await Deno.remove(this.localPath);
+      await files.remove(this.localPath);
       const now = new Date();
-      await Deno.utime(path, now, now);
+      await files.utime(path, now, now);
       return { ...existing, localPath: path };
     }
-    await Deno.rename(this.localPath, path);
+    await files.rename(this.localPath, path);
     await syncDirectory(this.#store.dir);
     return { ref, bytes: this.#bytes, localPath: path };
   }
@@ -96,7 +99,7 @@ export class FileBlobWriter implements BlobWriter {
     if (this.#done) return;
     this.#done = true;
     this.#file.close();
-    await Deno.remove(this.localPath).catch(() => {});
+    await files.remove(this.localPath).catch(() => {});
   }
 }
 
@@ -142,7 +145,7 @@ export class FileBlobStore implements BlobStore {
     await this.#ensureDir();
     const temp = join(this.dir, `${BLOB_TEMP_PREFIX}${crypto.randomUUID()}`);
     // Tool output can hold secrets: readable by its owner only, like full-result files.
-    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+    const file = await files.open(temp, { write: true, createNew: true, mode: 0o600 });
     return new FileBlobWriter(this, file, temp, ref);
   }
 
@@ -156,10 +159,10 @@ export class FileBlobStore implements BlobStore {
 
   async stat(ref: BlobRef): Promise<BlobInfo | undefined> {
     try {
-      const info = await Deno.stat(this.path(ref));
+      const info = await files.stat(this.path(ref));
       return info.isFile ? { ref, bytes: info.size } : undefined;
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return undefined;
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }
@@ -175,7 +178,7 @@ export class FileBlobStore implements BlobStore {
     const size = (await file.stat()).size;
     const from = Math.min(Math.max(0, start), size);
     const to = Math.min(Math.max(from, end), size);
-    await file.seek(from, Deno.SeekMode.Start);
+    await file.seek(from, 0);
     const buffer = new Uint8Array(to - from);
     return { bytes: buffer.subarray(0, await readFull(file, buffer)), size };
   }
@@ -185,7 +188,7 @@ export class FileBlobStore implements BlobStore {
     const where = this.path(ref);
     return (async function* () {
       // Opened once read from: an iterator never started holds no file.
-      using file = await Deno.open(where, { read: true });
+      using file = await files.open(where, { read: true });
       const hash = createHash("sha256");
       // Two buffers in turn: the next chunk is read before the current one is
       // handed out, so the last one goes out only once the hash is checked.
@@ -212,14 +215,14 @@ export class FileBlobStore implements BlobStore {
   async list(): Promise<StoredBlob[]> {
     const blobs: StoredBlob[] = [];
     try {
-      for await (const entry of Deno.readDir(this.dir)) {
+      for await (const entry of files.readDir(this.dir)) {
         const ref = `sha256:${entry.name}`;
         if (!entry.isFile || !isBlobRef(ref)) continue;
-        const info = await Deno.stat(join(this.dir, entry.name));
+        const info = await files.stat(join(this.dir, entry.name));
         blobs.push({ ref, bytes: info.size, modified: info.mtime ?? new Date(0) });
       }
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return [];
+      if (isNotFound(error)) return [];
       throw error;
     }
     return blobs.sort((a, b) => a.ref < b.ref ? -1 : 1);
@@ -249,11 +252,11 @@ export class FileBlobStore implements BlobStore {
     return { removed, kept, unfinished };
   }
 
-  async #open(ref: BlobRef): Promise<Deno.FsFile | undefined> {
+  async #open(ref: BlobRef): Promise<FileHandle | undefined> {
     try {
-      return await Deno.open(this.path(ref), { read: true });
+      return await files.open(this.path(ref), { read: true });
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return undefined;
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }
@@ -263,11 +266,11 @@ export class FileBlobStore implements BlobStore {
       const parent = join(this.dir, "..");
       let created = false;
       try {
-        await Deno.mkdir(this.dir, { mode: 0o700 });
+        await files.mkdir(this.dir, { mode: 0o700 });
         created = true;
       } catch (error) {
-        if (!(error instanceof Deno.errors.AlreadyExists)) {
-          await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
+        if (!isAlreadyExists(error)) {
+          await files.mkdir(this.dir, { recursive: true, mode: 0o700 });
           created = true;
         }
       }
@@ -292,8 +295,8 @@ export function damaged(ref: BlobRef, where: string, detail = ""): SpillwayError
 
 async function removeIfPresent(path: string): Promise<void> {
   try {
-    await Deno.remove(path);
+    await files.remove(path);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isNotFound(error)) throw error;
   }
 }

@@ -8,6 +8,8 @@
  */
 
 import { join } from "node:path";
+import * as files from "../platform/files.ts";
+import { isNotFound } from "../platform/file_errors.ts";
 
 /** Options of {@linkcode removeStaleFiles}. */
 export interface RemoveStaleFilesOptions {
@@ -43,24 +45,24 @@ export async function removeStaleFiles(
 ): Promise<number> {
   let removed = 0;
   try {
-    for await (const entry of Deno.readDir(dir)) {
+    for await (const entry of files.readDir(dir)) {
       if (!entry.isFile || !entry.name.startsWith(options.prefix)) continue;
       const path = join(dir, entry.name);
-      const info = await Deno.stat(path).catch(() => undefined);
+      const info = await files.stat(path).catch(() => undefined);
       if (info === undefined || options.now - (info.mtime?.getTime() ?? 0) < options.graceMs) {
         continue;
       }
       if (!options.dryRun) {
         try {
-          await Deno.remove(path);
+          await files.remove(path);
         } catch (error) {
-          if (!(error instanceof Deno.errors.NotFound)) throw error;
+          if (!isNotFound(error)) throw error;
         }
       }
       removed++;
     }
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isNotFound(error)) throw error;
   }
   return removed;
 }

@@ -12,6 +12,9 @@ import { cfgSite, flagSite, parseCfgAssignment } from "./_cfg_assignment.ts";
 import type { ConfigSource } from "./config_source.ts";
 import type { SpillwayConfig } from "./spillway_config.ts";
 import { reasonText } from "../errors/reason_text.ts";
+import * as files from "../platform/files.ts";
+import { isNotFound } from "../platform/file_errors.ts";
+import { currentDirectory, environment } from "../platform/processes.ts";
 
 /** The name of the config file in the user config directory and in a workspace. */
 export const CONFIG_FILE_NAME = "config.toml";
@@ -76,8 +79,8 @@ export function userConfigPath(
  * ```
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<SpillwayConfig> {
-  const env = options.env ?? Deno.env.toObject();
-  const cwd = options.cwd ?? Deno.cwd();
+  const env = options.env ?? environment();
+  const cwd = options.cwd ?? currentDirectory();
   const sources: ConfigSource[] = [{ kind: "default", label: "default", present: true }];
   const inputs: LayerInput[] = [];
 
@@ -120,9 +123,9 @@ async function readFile(
   required: boolean,
 ): Promise<LayerInput | undefined> {
   try {
-    return { text: await Deno.readTextFile(path), origin: label, site: label };
+    return { text: await files.readTextFile(path), origin: label, site: label };
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+    if (isNotFound(error)) {
       return required ? { problem: `${label}: config file not found` } : undefined;
     }
     const reason = reasonText(error);

@@ -11,6 +11,10 @@
  */
 
 import { join } from "node:path";
+import * as files from "../platform/files.ts";
+import type { FileInfo } from "../platform/file_handle.ts";
+import { isNotFound, isPermissionDenied } from "../platform/file_errors.ts";
+import { isWindows } from "../platform/processes.ts";
 
 /** The folders of a workspace that hold what tools returned. */
 export const PRIVATE_WORKSPACE_FOLDERS: readonly string[] = Object.freeze([
@@ -49,24 +53,24 @@ export interface TightenedFolder {
  * ```
  */
 export async function tightenWorkspaceFolders(workspace: string): Promise<TightenedFolder[]> {
-  if (Deno.build.os === "windows") return [];
+  if (isWindows()) return [];
   const tightened: TightenedFolder[] = [];
   for (const name of PRIVATE_WORKSPACE_FOLDERS) {
     const path = join(workspace, name);
-    let info: Deno.FileInfo;
+    let info: FileInfo;
     try {
-      info = await Deno.lstat(path);
+      info = await files.lstat(path);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) continue;
+      if (isNotFound(error)) continue;
       throw error;
     }
     const mode = (info.mode ?? 0) & 0o777;
     if (!info.isDirectory || (mode & 0o077) === 0) continue;
     try {
-      await Deno.chmod(path, 0o700);
+      await files.chmod(path, 0o700);
     } catch (error) {
       // Another user's folder: not ours to change.
-      if (error instanceof Deno.errors.PermissionDenied) continue;
+      if (isPermissionDenied(error)) continue;
       throw error;
     }
     tightened.push({ path, was: mode });

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { FileHandle } from "../platform/file_handle.ts";
+
 /**
  * Fills `buffer` from `file`'s current position as far as the file goes.
  *
@@ -22,7 +24,7 @@
  * await Deno.remove(path);
  * ```
  */
-export async function readFull(file: Deno.FsFile, buffer: Uint8Array): Promise<number> {
+export async function readFull(file: FileHandle, buffer: Uint8Array): Promise<number> {
   let filled = 0;
   while (filled < buffer.length) {
     const read = await file.read(buffer.subarray(filled));

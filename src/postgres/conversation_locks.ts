@@ -25,6 +25,7 @@ import type postgres from "postgres";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { withDeadline } from "./_deadline.ts";
 import { CLOSE_TIMEOUT_S, POSTGRES_CALL_TIMEOUT_MS } from "./postgres_limits.ts";
+import { processId } from "../platform/processes.ts";
 
 /** A held lock; release it once. */
 export interface HeldLock {
@@ -49,7 +50,7 @@ export function applicationName(): string {
   } catch {
     // --allow-sys missing: the pid alone names the holder.
   }
-  return `spillway pid ${Deno.pid}${host === "" ? "" : ` on ${host}`}`.slice(0, 63);
+  return `spillway pid ${processId()}${host === "" ? "" : ` on ${host}`}`.slice(0, 63);
 }
 
 /** The advisory lock key of conversation `id`: 63 bits of the SHA-256 of its name. */

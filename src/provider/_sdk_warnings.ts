@@ -11,6 +11,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import { inspect } from "node:util";
 
 /**
  * Runs `open` (a client call that builds and sends a request; its warnings
@@ -55,7 +56,7 @@ export interface SdkLogger {
 export function sdkLogger(name: string): SdkLogger {
   const log = getLogger(["spillway", "provider", name]);
   const text = (message: string, rest: unknown[]) =>
-    [message, ...rest.map((part) => typeof part === "string" ? part : Deno.inspect(part))].join(
+    [message, ...rest.map((part) => typeof part === "string" ? part : inspect(part))].join(
       " ",
     );
   return {

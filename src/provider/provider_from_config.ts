@@ -10,6 +10,7 @@
 
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import type { Provider } from "./provider.ts";
+import { environment } from "../platform/processes.ts";
 
 /** Options of {@linkcode providerFromConfig}. */
 export interface ProviderFromConfigOptions {
@@ -48,7 +49,7 @@ export async function providerFromConfig(
   const id = config.model().value;
   if (id.provider === "script") return undefined;
   const api = config.llmProvider(id.provider);
-  const env = options.env ?? Deno.env.toObject();
+  const env = options.env ?? environment();
   const key = env[api.apiKeyEnv];
   const common = {
     model: id.model,

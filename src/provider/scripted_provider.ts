@@ -15,6 +15,7 @@ import type { ToolCall } from "../review/tool_call.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { utf8Length } from "../size/cap_text.ts";
 import type { AssistantMessage, Provider, ProviderRequest } from "./provider.ts";
+import * as files from "../platform/files.ts";
 
 /** One scripted assistant message. */
 export interface ScriptCycle {
@@ -120,7 +121,7 @@ export function parseScript(tomlText: string, source = "<script>"): Script {
 export async function loadScript(path: string): Promise<Script> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await files.readTextFile(path);
   } catch (error) {
     throw invalid(`cannot read script ${path}: ${(error as Error).message}`);
   }

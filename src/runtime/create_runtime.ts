@@ -44,6 +44,7 @@ import { withImagePayloads } from "./image_payloads.ts";
 import { outputOptions } from "./output_options.ts";
 import { blobDirectory, spillFromConfig } from "./spill_from_config.ts";
 import { toolSourcesFromConfig } from "./tool_sources_from_config.ts";
+import { currentDirectory } from "../platform/processes.ts";
 
 /** The workspace used when none is given: `.spillway` in the current directory. */
 export const DEFAULT_WORKSPACE = ".spillway";
@@ -171,7 +172,7 @@ const stderrNotices: NoticeSink = {
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workspace = resolve(options.workspace ?? DEFAULT_WORKSPACE);
-  const cwd = resolve(options.cwd ?? Deno.cwd());
+  const cwd = resolve(options.cwd ?? currentDirectory());
   const config = options.config ?? await loadConfig({ workspace });
   const given: Provider = typeof options.provider === "function"
     ? { complete: options.provider }

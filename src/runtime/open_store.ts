@@ -13,7 +13,6 @@ import { join } from "node:path";
 import type { BlobStore } from "../blobs/blob_store.ts";
 import { FileBlobStore } from "../blobs/file_blob_store.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
-import type { StoreType } from "../config/store_config.ts";
 import { PostgresBlobStore } from "../postgres/postgres_blob_store.ts";
 import { PostgresDatabase } from "../postgres/postgres_database.ts";
 import { PostgresStreamStore } from "../postgres/postgres_stream_store.ts";
@@ -25,7 +24,7 @@ import { blobDirectory } from "./spill_from_config.ts";
 /** An opened store. Close it when done: the database's connections are its. */
 export interface OpenedStore {
   /** Its kind. */
-  readonly type: StoreType;
+  readonly type: "file" | "postgres";
   /** The conversations. */
   readonly conversations: ConversationReader;
   /** Spilled outputs and payloads. */

@@ -29,6 +29,7 @@ import { childEnvironment } from "../service/subprocess/child_environment.ts";
 import { StderrWindow } from "../service/upstream/stderr_window.ts";
 import { isJsonStrategy } from "../size/truncation.ts";
 import { upstreamTimeoutFor } from "./upstream_timeout_for.ts";
+import { environment } from "../platform/processes.ts";
 
 /** Sources and renames for one runtime. */
 export interface ToolSourcesPlan {
@@ -101,7 +102,7 @@ export function toolSourcesFromConfig(
   options: ToolSourcesOptions,
 ): ToolSourcesPlan {
   const timeoutOf = (tool: string) => config.tool(tool).timeoutMs();
-  const inherited = options.env ?? Deno.env.toObject();
+  const inherited = options.env ?? environment();
   const secrets = secretVariables(config).map((secret) => secret.name);
   const named = new Set(config.toolNames());
   const builtins = options.builtins === "configured"
@@ -198,7 +199,7 @@ export function upstreamToolSource(
     ...common,
     command: provider.command,
     args: provider.arguments,
-    env: childEnvironment(options.env ?? Deno.env.toObject(), {
+    env: childEnvironment(options.env ?? environment(), {
       secrets: options.secrets,
       passEnv: provider.passEnv,
       set: provider.environment,

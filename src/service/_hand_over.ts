@@ -13,6 +13,8 @@ import type { Acknowledgement } from "./executor.ts";
 import type { ParkedCall } from "./parked_call.ts";
 import type { CallToolResult } from "./sdk.ts";
 import { deliveryFor, type SourceCallEnd } from "./source_call.ts";
+import * as files from "../platform/files.ts";
+import { isNotFound } from "../platform/file_errors.ts";
 
 /** The caller's side of a call: settles its `tools/call` request. */
 export interface CallerSide {
@@ -66,9 +68,9 @@ function spoolFileOf(end: SourceCallEnd): string | undefined {
 
 async function removeSpoolFile(path: string, log: Logger): Promise<void> {
   try {
-    await Deno.remove(path);
+    await files.remove(path);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
+    if (!isNotFound(error)) {
       log.warn("could not remove the spooled output {path}: {error}", { path, error });
     }
   }

@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import type { BlobRef } from "../blobs/blob_ref.ts";
 import type { BlobStore } from "../blobs/blob_store.ts";
+import * as files from "../platform/files.ts";
 
 /** What a finished output file is. */
 export interface FinishedOutput {
@@ -130,9 +131,9 @@ export function spoolSink(dir: string, windowBytes: number): OutputSink {
   return {
     windowBytes,
     open: async () => {
-      await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+      await files.mkdir(dir, { recursive: true, mode: 0o700 });
       const path = join(dir, `${SPOOL_PREFIX}${crypto.randomUUID()}.txt`);
-      const spool = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+      const spool = await files.open(path, { write: true, createNew: true, mode: 0o600 });
       let open = true;
       const close = () => {
         if (open) spool.close();
@@ -149,7 +150,7 @@ export function spoolSink(dir: string, windowBytes: number): OutputSink {
         },
         abort: async () => {
           close();
-          await Deno.remove(path).catch(() => {});
+          await files.remove(path).catch(() => {});
         },
       };
     },
@@ -158,7 +159,7 @@ export function spoolSink(dir: string, windowBytes: number): OutputSink {
 
 /** The bytes of file `path`, 64 KiB at a time (as from a pipe) through one buffer. */
 async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
-  using file = await Deno.open(path, { read: true });
+  using file = await files.open(path, { read: true });
   const buffer = new Uint8Array(64 * 1024);
   for (;;) {
     const read = await file.read(buffer);

@@ -18,6 +18,7 @@ import { toToolCallResponse } from "./to_tool_call_response.ts";
 import { type ToolCallOptions, ToolLostError } from "./tool_source.ts";
 import { describeIssues, malformedResultError } from "./tool_source_faults.ts";
 import { type ObjectToolResult, toolResultOf } from "./tool_result_of.ts";
+import * as files from "../platform/files.ts";
 
 /** How a source call ended, and the tool's own result when it ran. */
 export interface SourceCallEnd {
@@ -99,7 +100,7 @@ export async function runSourceCall(
     const { window, spilled } = raw;
     if (signal.aborted) {
       // Cancelled after the output was spooled: nobody will release this call's file.
-      if (window?.temporary === true) await Deno.remove(window.path).catch(() => {});
+      if (window?.temporary === true) await files.remove(window.path).catch(() => {});
       return cancelled();
     }
     // Validated here, not at delivery: a malformed result must park as a

@@ -16,6 +16,8 @@ import type { StreamEvent } from "./events.ts";
 import type { LoadedStream } from "./stream_store.ts";
 import { errorText, isEventLine, parseEventLine, tornLineWarning } from "./_event_lines.ts";
 import { readFull } from "../files/read_full.ts";
+import * as files from "../platform/files.ts";
+import type { FileHandle } from "../platform/file_handle.ts";
 
 const NEWLINE = 10;
 const TAIL_CHUNK_BYTES = 64 * 1024;
@@ -39,7 +41,7 @@ export interface TornTail {
 export async function readEventLog(path: string, limit?: number): Promise<LoadedStream> {
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
+    bytes = await files.readFile(path);
     if (limit !== undefined) bytes = bytes.subarray(0, limit);
   } catch (error) {
     throw new SpillwayError(
@@ -96,7 +98,7 @@ export async function readEventLog(path: string, limit?: number): Promise<Loaded
  * @returns the torn tail, or `undefined` when the file ends with a complete event (or is empty)
  */
 export async function findTornTail(path: string): Promise<TornTail | undefined> {
-  using file = await Deno.open(path, { read: true });
+  using file = await files.open(path, { read: true });
   const size = (await file.stat()).size;
   if (size === 0) return undefined;
   const terminated = (await readAt(file, size - 1, 1))[0] === NEWLINE;
@@ -120,15 +122,15 @@ export async function findTornTail(path: string): Promise<TornTail | undefined> 
   return { start, bytes: lineEnd - start, line };
 }
 
-async function readAt(file: Deno.FsFile, offset: number, length: number): Promise<Uint8Array> {
-  await file.seek(offset, Deno.SeekMode.Start);
+async function readAt(file: FileHandle, offset: number, length: number): Promise<Uint8Array> {
+  await file.seek(offset, 0);
   const buffer = new Uint8Array(length);
   const filled = await readFull(file, buffer);
   if (filled < length) throw new Error(`unexpected end of file at byte ${offset + filled}`);
   return buffer;
 }
 
-async function countNewlines(file: Deno.FsFile, length: number): Promise<number> {
+async function countNewlines(file: FileHandle, length: number): Promise<number> {
   let count = 0;
   for (let offset = 0; offset < length; offset += COUNT_CHUNK_BYTES) {
     const chunk = await readAt(file, offset, Math.min(COUNT_CHUNK_BYTES, length - offset));

@@ -19,15 +19,16 @@ import type { ConversationStream, LoadedStream } from "./stream_store.ts";
 import { errorText } from "./_event_lines.ts";
 import { withEventLines } from "./_event_line_buffer.ts";
 import { readEventLog } from "./_event_log_file.ts";
+import type { FileHandle } from "../platform/file_handle.ts";
 
 /** The OS calls the file store makes on a log, injectable to count or fail them. */
 export interface LogFileOps {
   /** Makes the file's bytes (and size) durable. */
-  sync(file: Deno.FsFile): Promise<void>;
+  sync(file: FileHandle): Promise<void>;
   /** Writes some of `bytes` and returns how many; `bytes` may be reused once the promise settles. */
-  write(file: Deno.FsFile, bytes: Uint8Array): Promise<number>;
+  write(file: FileHandle, bytes: Uint8Array): Promise<number>;
   /** Cuts the file to `size` bytes. */
-  truncate(file: Deno.FsFile, size: number): Promise<void>;
+  truncate(file: FileHandle, size: number): Promise<void>;
 }
 
 /** What every handle of one conversation shares; operations on it are serialized. */
@@ -59,7 +60,7 @@ export type Serial = <T>(work: () => Promise<T>) => Promise<T>;
 export class FileConversationStream implements ConversationStream {
   readonly id: string;
   readonly location: string;
-  #file: Deno.FsFile | undefined;
+  #file: FileHandle | undefined;
   /** Another handle's failed flush cut off events appended through this one. */
   #cutOff = false;
   readonly #warnings: readonly string[];
@@ -71,7 +72,7 @@ export class FileConversationStream implements ConversationStream {
   constructor(
     id: string,
     path: string,
-    file: Deno.FsFile,
+    file: FileHandle,
     shared: {
       readonly warnings: readonly string[];
       readonly state: LogState;
@@ -158,7 +159,7 @@ export class FileConversationStream implements ConversationStream {
   }
 
   /** Cuts a partly written batch off again, so the log still ends with a complete event. */
-  async #rollBack(file: Deno.FsFile, size: number): Promise<void> {
+  async #rollBack(file: FileHandle, size: number): Promise<void> {
     try {
       await this.#ops.truncate(file, size);
     } catch (error) {
@@ -174,7 +175,7 @@ export class FileConversationStream implements ConversationStream {
    * log, durably. Whether the failed sync wrote any of them is unknown, so
    * only a synced truncation says they are gone.
    */
-  async #cutBack(file: Deno.FsFile, cause: unknown): Promise<void> {
+  async #cutBack(file: FileHandle, cause: unknown): Promise<void> {
     const to = this.#state.durable;
     for (const handle of this.#state.unflushed) if (handle !== this) handle.cutOff();
     this.#state.unflushed.clear();
@@ -199,7 +200,7 @@ export class FileConversationStream implements ConversationStream {
     }
   }
 
-  #usable(action: string): Deno.FsFile {
+  #usable(action: string): FileHandle {
     if (this.#file === undefined) {
       throw new SpillwayError(
         "store_failed",
@@ -229,7 +230,7 @@ export class FileConversationStream implements ConversationStream {
   }
 }
 
-async function writeAll(file: Deno.FsFile, bytes: Uint8Array, ops: LogFileOps): Promise<void> {
+async function writeAll(file: FileHandle, bytes: Uint8Array, ops: LogFileOps): Promise<void> {
   // write() may take fewer bytes than offered; 0 would loop forever.
   for (let offset = 0; offset < bytes.length;) {
     const n = await ops.write(file, bytes.subarray(offset));

@@ -22,6 +22,9 @@
 
 import { join } from "node:path";
 import { SpillwayError } from "../errors/spillway_error.ts";
+import * as files from "../platform/files.ts";
+import type { FileHandle } from "../platform/file_handle.ts";
+import { processId } from "../platform/processes.ts";
 
 /** The lock file inside a conversation's folder. */
 export const LOCK_FILE = "writer.lock";
@@ -33,7 +36,7 @@ export interface ConversationLock {
 }
 
 interface Shared {
-  readonly taking: Promise<Deno.FsFile>;
+  readonly taking: Promise<FileHandle>;
   holders: number;
 }
 
@@ -94,7 +97,7 @@ export async function lockConversation(dir: string, id: string): Promise<Convers
     if (held.get(path) === mine) held.delete(path);
     return true;
   };
-  let file: Deno.FsFile;
+  let file: FileHandle;
   try {
     file = await mine.taking;
   } catch (error) {
@@ -113,13 +116,13 @@ export async function lockConversation(dir: string, id: string): Promise<Convers
   };
 }
 
-async function take(path: string, id: string): Promise<Deno.FsFile> {
-  const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+async function take(path: string, id: string): Promise<FileHandle> {
+  const file = await files.open(path, { read: true, write: true, create: true, mode: 0o600 });
   try {
     if (!await tryLockOverOwnCopies(file, path)) throw await lockedError(path, id);
     // Who holds it, for the message a second writer prints.
     await file.truncate(0);
-    const note = new TextEncoder().encode(`${Deno.pid} ${new Date().toISOString()}\n`);
+    const note = new TextEncoder().encode(`${processId()} ${new Date().toISOString()}\n`);
     for (let offset = 0; offset < note.length;) offset += await file.write(note.subarray(offset));
   } catch (error) {
     file.close();
@@ -133,19 +136,19 @@ async function take(path: string, id: string): Promise<Deno.FsFile> {
  * forked still has our released descriptor), tries again, backing off from
  * 1 to 50 ms, for at most {@linkcode OWN_COPY_RETRY_MS}.
  */
-async function tryLockOverOwnCopies(file: Deno.FsFile, path: string): Promise<boolean> {
+async function tryLockOverOwnCopies(file: FileHandle, path: string): Promise<boolean> {
   const deadline = Date.now() + OWN_COPY_RETRY_MS;
   for (let wait = 1;; wait = Math.min(wait * 2, 50)) {
     if (await file.tryLock(true)) return true;
     const [pid] = await holderNote(path);
-    if (pid !== String(Deno.pid) || Date.now() >= deadline) return false;
+    if (pid !== String(processId()) || Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 
 /** The holder's note: its pid and since when, as written by {@linkcode take}. */
 async function holderNote(path: string): Promise<[string | undefined, string | undefined]> {
-  const holder = (await Deno.readTextFile(path).catch(() => "")).trim().split(" ");
+  const holder = (await files.readTextFile(path).catch(() => "")).trim().split(" ");
   const pid = holder[0] !== undefined && /^\d+$/.test(holder[0]) ? holder[0] : undefined;
   return [pid, holder[1]];
 }

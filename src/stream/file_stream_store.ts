@@ -37,6 +37,10 @@ import {
   type LogState,
   type Serial,
 } from "./_file_conversation_stream.ts";
+import * as files from "../platform/files.ts";
+import type { FileHandle } from "../platform/file_handle.ts";
+import { isNotFound } from "../platform/file_errors.ts";
+import { isWindows } from "../platform/processes.ts";
 
 /** The OS calls of {@linkcode FileStreamStore} on a log, replaceable to count or fail them. */
 export interface FileStreamStoreOptions {
@@ -44,17 +48,17 @@ export interface FileStreamStoreOptions {
    * Makes a log's bytes durable: once per `flush()`, and once more after a
    * failed one (to make its cut durable). Default: `(file) => file.syncData()`.
    */
-  readonly sync?: (file: Deno.FsFile) => Promise<void>;
+  readonly sync?: (file: FileHandle) => Promise<void>;
   /**
    * Writes some of `bytes` and returns how many; `bytes` may be reused once the promise
    * settles. Default: `file.writeSync(bytes)`, as a promise.
    */
-  readonly write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<number>;
+  readonly write?: (file: FileHandle, bytes: Uint8Array) => Promise<number>;
   /**
    * Cuts a log back (a torn tail on open, a failed append or flush).
    * Default: `(file, size) => file.truncate(size)`.
    */
-  readonly truncate?: (file: Deno.FsFile, size: number) => Promise<void>;
+  readonly truncate?: (file: FileHandle, size: number) => Promise<void>;
 }
 
 /**
@@ -120,12 +124,12 @@ export class FileStreamStore implements ConversationReader {
         const dirExisted = await exists(dir);
         // Only their owner reads conversations: 0700 folders (the workspace too, when this
         // creates it), a 0600 log, whatever the umask.
-        await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+        await files.mkdir(dir, { recursive: true, mode: 0o700 });
         // Locked before the torn-tail check: another writer's line in
         // progress is not a torn line to cut off.
         lock = await lockConversation(dir, id);
         const fileExisted = await exists(path);
-        const file = await Deno.open(path, {
+        const file = await files.open(path, {
           append: true,
           create: true,
           write: true,
@@ -194,7 +198,7 @@ export class FileStreamStore implements ConversationReader {
   }
 
   /** Retries the cut of a failed flush or append, which must happen before anything else. */
-  async #finishCut(file: Deno.FsFile, cut: { size: number; reason: string }): Promise<void> {
+  async #finishCut(file: FileHandle, cut: { size: number; reason: string }): Promise<void> {
     try {
       await this.#ops.truncate(file, cut.size);
       await this.#ops.sync(file);
@@ -216,17 +220,17 @@ export class FileStreamStore implements ConversationReader {
   async list(): Promise<string[]> {
     const found: { id: string; mtime: number }[] = [];
     try {
-      for await (const entry of Deno.readDir(this.root)) {
+      for await (const entry of files.readDir(this.root)) {
         if (!entry.isDirectory || !isValidId(entry.name)) continue;
         try {
-          const info = await Deno.stat(join(this.root, entry.name, EVENTS_FILE));
+          const info = await files.stat(join(this.root, entry.name, EVENTS_FILE));
           if (info.isFile) found.push({ id: entry.name, mtime: info.mtime?.getTime() ?? 0 });
         } catch (error) {
-          if (!(error instanceof Deno.errors.NotFound)) throw error;
+          if (!isNotFound(error)) throw error;
         }
       }
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return [];
+      if (isNotFound(error)) return [];
       throw new SpillwayError(
         "store_failed",
         `could not list ${this.root}: ${errorText(error)}`,
@@ -251,7 +255,7 @@ export class FileStreamStore implements ConversationReader {
   async describe(id: string): Promise<ConversationFacts> {
     const location = this.logPath(id);
     try {
-      return { location, bytes: (await Deno.stat(location)).size };
+      return { location, bytes: (await files.stat(location)).size };
     } catch (error) {
       throw new SpillwayError(
         "store_failed",
@@ -305,23 +309,23 @@ export class FileStreamStore implements ConversationReader {
  * disk, stays asynchronous.
  */
 // deno-lint-ignore require-await -- async so that a failed write rejects
-async function writeNow(file: Deno.FsFile, bytes: Uint8Array): Promise<number> {
+async function writeNow(file: FileHandle, bytes: Uint8Array): Promise<number> {
   return file.writeSync(bytes);
 }
 
 async function syncDirectory(path: string): Promise<void> {
   // Windows cannot open a directory as a file; its directory entries need no fsync.
-  if (Deno.build.os === "windows") return;
-  using dir = await Deno.open(path, { read: true });
+  if (isWindows()) return;
+  using dir = await files.open(path, { read: true });
   await dir.syncData();
 }
 
 async function exists(path: string): Promise<boolean> {
   try {
-    await Deno.lstat(path);
+    await files.lstat(path);
     return true;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
+    if (isNotFound(error)) return false;
     throw error;
   }
 }

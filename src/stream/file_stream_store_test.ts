@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { FileHandle } from "../platform/file_handle.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import type { StreamEvent } from "./events.ts";
 import { FileStreamStore, type FileStreamStoreOptions } from "./file_stream_store.ts";
@@ -9,7 +10,7 @@ import { defineStreamStoreContract, SAMPLE_EVENTS } from "../testing/stream_stor
 defineStreamStoreContract("FileStreamStore", async () => {
   const dir = await Deno.makeTempDir({ prefix: "spillway_stream_" });
   let fail = false;
-  const sync = (file: Deno.FsFile) => {
+  const sync = (file: FileHandle) => {
     if (!fail) return file.syncData();
     fail = false;
     return Promise.reject(new Error("Input/output error (os error 5)"));
@@ -66,7 +67,7 @@ async function rejectsStoreFailed(
 
 /** A `truncate` that fails with EROFS while `failing()` says so. */
 function truncateUnless(failing: () => boolean) {
-  return (file: Deno.FsFile, size: number): Promise<void> =>
+  return (file: FileHandle, size: number): Promise<void> =>
     failing()
       ? Promise.reject(new Error("Read-only file system (os error 30)"))
       : file.truncate(size);

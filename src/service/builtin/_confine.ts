@@ -11,6 +11,8 @@
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ToolResult } from "../tool_source.ts";
+import * as files from "../../platform/files.ts";
+import { isNotFound } from "../../platform/file_errors.ts";
 
 /** A path resolved inside the root, or the error result to hand back. */
 export type Confined =
@@ -37,9 +39,9 @@ export function isInside(root: string, path: string): boolean {
 /** `path`'s real location, or its absolute one while it does not exist. */
 async function realOrResolved(path: string): Promise<string> {
   try {
-    return await Deno.realPath(path);
+    return await files.realPath(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return resolve(path);
+    if (isNotFound(error)) return resolve(path);
     throw error;
   }
 }
@@ -54,7 +56,7 @@ export async function confine(
   requested: string,
   hidden: readonly string[] = [],
 ): Promise<Confined> {
-  const root = await Deno.realPath(cwd);
+  const root = await files.realPath(cwd);
   const lexical = resolve(root, requested);
   const outside = errorResult(`path \`${requested}\` is outside the working directory`);
   if (!isInside(root, lexical)) return { ok: false, result: outside };
@@ -67,9 +69,9 @@ export async function confine(
   if (inHidden(lexical)) return { ok: false, result: refused };
   let real: string;
   try {
-    real = await Deno.realPath(lexical);
+    real = await files.realPath(lexical);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+    if (isNotFound(error)) {
       return { ok: false, result: errorResult(`no such file or directory: \`${requested}\``) };
     }
     throw error;

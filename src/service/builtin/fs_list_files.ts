@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { confine, errorResult, isInside } from "./_confine.ts";
+import * as files from "../../platform/files.ts";
 
 async function walk(
   dir: string,
@@ -20,7 +21,7 @@ async function walk(
   out: string[],
 ): Promise<void> {
   signal.throwIfAborted();
-  for await (const entry of Deno.readDir(dir)) {
+  for await (const entry of files.readDir(dir)) {
     const name = prefix + entry.name;
     const path = join(dir, entry.name);
     // Not followed, so `path` is where the entry really is: a hidden folder is not listed.
@@ -79,7 +80,7 @@ export const fsListFiles: BuiltinTool = {
     }
     const confined = await confine(cwd, path, hidden);
     if (!confined.ok) return confined.result;
-    const info = await Deno.stat(confined.path);
+    const info = await files.stat(confined.path);
     if (!info.isDirectory) return errorResult(`not a directory: \`${path}\``);
     const entries: string[] = [];
     await walk(confined.path, "", recursive, signal, confined.hidden, entries);

@@ -13,6 +13,7 @@ import type { OutputSink } from "../output_sink.ts";
 import type { ToolResult } from "../tool_source.ts";
 import type { BuiltinTool } from "./builtin_tool.ts";
 import { confine, errorResult } from "./_confine.ts";
+import * as files from "../../platform/files.ts";
 
 /**
  * Reads a file as UTF-8 text (invalid bytes become U+FFFD).
@@ -47,10 +48,10 @@ export const fsReadFile: BuiltinTool = {
     }
     const confined = await confine(cwd, path, hidden);
     if (!confined.ok) return confined.result;
-    const info = await Deno.stat(confined.path);
+    const info = await files.stat(confined.path);
     if (info.isDirectory) return errorResult(`is a directory: \`${path}\``);
     if (output === undefined || info.size <= output.windowBytes) {
-      return await Deno.readTextFile(confined.path, { signal });
+      return await files.readTextFile(confined.path, { signal });
     }
     return await streamFile(confined.path, output, signal, scansJson === true);
   },
@@ -65,7 +66,7 @@ async function streamFile(
 ): Promise<ToolResult> {
   const collector = new OutputCollector(output, { scansJson });
   try {
-    using file = await Deno.open(path, { read: true });
+    using file = await files.open(path, { read: true });
     const buffer = new Uint8Array(1 << 20);
     for (;;) {
       signal.throwIfAborted();

@@ -28,6 +28,8 @@ import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import { KILL_GRACE_MS, type ProcessOutcome, runProcess } from "./run_process.ts";
 import { collectedResult, OutputCollector } from "../output_collector.ts";
 import type { OutputSink } from "../output_sink.ts";
+import * as files from "../../platform/files.ts";
+import { isNotFound, isPermissionDenied } from "../../platform/file_errors.ts";
 
 /**
  * The largest arguments JSON also passed in `SPILLWAY_TOOL_ARGUMENTS`: 64 KiB.
@@ -255,13 +257,13 @@ async function failureResult(headline: string, output: CallOutput): Promise<Tool
 
 async function describeSpawnFailure(spec: LocalToolSpec, error: Error): Promise<string> {
   const program = spec.command[0] ?? "";
-  if (error instanceof Deno.errors.NotFound) {
+  if (isNotFound(error)) {
     if (spec.cwd !== undefined && !(await isDirectory(spec.cwd))) {
       return `cannot run \`${program}\`: working directory \`${spec.cwd}\` does not exist`;
     }
     return `command not found: \`${program}\``;
   }
-  if (error instanceof Deno.errors.PermissionDenied) {
+  if (isPermissionDenied(error)) {
     return `cannot run \`${program}\`: permission denied (${error.message})`;
   }
   return `cannot run \`${program}\`: ${error.message}`;
@@ -269,7 +271,7 @@ async function describeSpawnFailure(spec: LocalToolSpec, error: Error): Promise<
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await Deno.stat(path)).isDirectory;
+    return (await files.stat(path)).isDirectory;
   } catch {
     return false;
   }

@@ -17,6 +17,7 @@
  * @module
  */
 
+import { type ChildProcess, spawnProcess } from "../../platform/processes.ts";
 import { ByteBuffer } from "../subprocess/byte_buffer.ts";
 import { killProcessGroup } from "../subprocess/kill_process_group.ts";
 import { releaseBytes } from "../subprocess/release_bytes.ts";
@@ -65,7 +66,7 @@ export type ProcessOutcome =
   | {
     readonly kind: "exited";
     readonly code: number;
-    readonly signal: Deno.Signal | null;
+    readonly signal: string | null;
     readonly stdout: Uint8Array;
     readonly stderr: Uint8Array;
   }
@@ -112,27 +113,31 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
   if (signal?.aborted) {
     return { outcome: Promise.reject(signal.reason), settled: Promise.resolve() };
   }
+  const started = spawnProcess(command, {
+    args,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    clearEnv: options.clearEnv ?? false,
+    detached: true,
+  }).then(
+    (child) => run(child, options),
+    (error): RunningProcess => {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      return {
+        outcome: Promise.resolve({ kind: "not_started", error: cause }),
+        settled: Promise.resolve(),
+      };
+    },
+  );
+  return {
+    outcome: started.then((running) => running.outcome),
+    settled: started.then((running) => running.settled),
+  };
+}
 
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(command, {
-      args,
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      ...(options.env === undefined ? {} : { env: { ...options.env } }),
-      clearEnv: options.clearEnv ?? false,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    const cause = error instanceof Error ? error : new Error(String(error));
-    return {
-      outcome: Promise.resolve({ kind: "not_started", error: cause }),
-      settled: Promise.resolve(),
-    };
-  }
-
+/** Runs a spawned `child` to its outcome. */
+function run(child: ChildProcess, options: RunProcessOptions): RunningProcess {
+  const { signal } = options;
   const pid = child.pid;
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const stdoutReader = child.stdout.getReader();
@@ -173,7 +178,9 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions):
       void stop();
       reject(signal?.reason);
     };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    // It may have aborted while the process was starting.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
     timer = {
       id: clock.setTimeout(() => {
         timer = undefined;

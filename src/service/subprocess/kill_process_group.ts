@@ -15,6 +15,9 @@
  * @module
  */
 
+import { isNotFound } from "../../platform/file_errors.ts";
+import { isWindows, killProcess, type SignalName } from "../../platform/processes.ts";
+
 /**
  * Sends `signal` to the process group led by `pid` (on Windows, which has no
  * process groups, to the process itself). A group that is already empty is
@@ -37,12 +40,12 @@
  * assert.equal(killProcessGroup(child.pid, "SIGKILL"), false);
  * ```
  */
-export function killProcessGroup(pid: number, signal: Deno.Signal): boolean {
+export function killProcessGroup(pid: number, signal: SignalName): boolean {
   try {
-    Deno.kill(Deno.build.os === "windows" ? pid : -pid, signal);
+    killProcess(isWindows() ? pid : -pid, signal);
     return true;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
+    if (isNotFound(error)) return false;
     throw error;
   }
 }

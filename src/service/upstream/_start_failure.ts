@@ -16,6 +16,7 @@ import { reasonText } from "../../errors/reason_text.ts";
 import { HttpUpstreamTransport } from "./http_upstream_transport.ts";
 import { malformedFlaw } from "./malformed_reply_error.ts";
 import { describeExit, type UpstreamLink, type UpstreamServer } from "./upstream_link.ts";
+import { isNotFound } from "../../platform/file_errors.ts";
 
 /** The step of a start: the handshake, then the first listing. */
 export type StartStep = "initialize" | "tools/list";
@@ -71,7 +72,7 @@ export function startFailureError(
 function startFailureText(failure: StartFailure, context: StartContext): string {
   const { step, cause, expired } = failure;
   const { server, link } = context;
-  if (server.kind === "stdio" && cause instanceof Deno.errors.NotFound) {
+  if (server.kind === "stdio" && isNotFound(cause)) {
     return `command not found: \`${server.process.command}\``;
   }
   const transport = link.transport;

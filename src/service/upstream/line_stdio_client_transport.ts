@@ -49,6 +49,7 @@ import {
   quotedPreview,
   replyNamingNoRequest,
 } from "./malformed_reply_error.ts";
+import { type ChildProcess, type ExitStatus, spawnProcess } from "../../platform/processes.ts";
 
 /**
  * How long `close()` waits for the server to exit after its stdin closed
@@ -89,13 +90,13 @@ export interface StderrSink {
 
 /** One spawned server and the tasks draining its pipes. */
 interface Connection {
-  readonly child: Deno.ChildProcess;
+  readonly child: ChildProcess;
   readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   /** Our messages to the server's stdin, in order; a burst of them goes out in a few writes. */
   readonly lines: LineBatchWriter;
   readonly stdout: ReadableStreamDefaultReader<Uint8Array>;
   readonly stderr: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  readonly status: Promise<Deno.CommandStatus>;
+  readonly status: Promise<ExitStatus>;
   readonly stdoutDone: Promise<void>;
   readonly stderrDone: Promise<void>;
 }
@@ -133,7 +134,8 @@ export class LineStdioClientTransport implements Transport {
   readonly #options: LineStdioClientTransportOptions;
   readonly #graceMs: number;
   #connection: Connection | undefined;
-  #exitStatus: Deno.CommandStatus | undefined;
+  #exitStatus: ExitStatus | undefined;
+  #starting = false;
   #shutdown: Promise<void> | undefined;
   #closedByUs = false;
   /** Requests sent and not yet answered, and those the client cancelled. */
@@ -165,7 +167,7 @@ export class LineStdioClientTransport implements Transport {
   }
 
   /** How the server exited; set before `onclose` runs. */
-  get exitStatus(): Deno.CommandStatus | undefined {
+  get exitStatus(): ExitStatus | undefined {
     return this.#exitStatus;
   }
 
@@ -190,26 +192,20 @@ export class LineStdioClientTransport implements Transport {
    * @throws {Deno.errors.NotFound} when the command does not exist (and other spawn errors)
    * @throws {Error} when already started or closed
    */
-  start(): Promise<void> {
-    if (this.#connection !== undefined || this.#shutdown !== undefined) {
-      return Promise.reject(new Error("LineStdioClientTransport already started"));
+  async start(): Promise<void> {
+    if (this.#starting || this.#connection !== undefined || this.#shutdown !== undefined) {
+      throw new Error("LineStdioClientTransport already started");
     }
+    this.#starting = true;
     const { command, args = [], env, clearEnv = false, cwd, stderr = "inherit" } = this.#options;
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(command, {
-        args: [...args],
-        ...(env === undefined ? {} : { env: { ...env } }),
-        clearEnv,
-        ...(cwd === undefined ? {} : { cwd }),
-        stdin: "piped",
-        stdout: "piped",
-        stderr: typeof stderr === "string" ? stderr : "piped",
-        detached: true,
-      }).spawn();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const child = await spawnProcess(command, {
+      args,
+      ...(env === undefined ? {} : { env }),
+      clearEnv,
+      ...(cwd === undefined ? {} : { cwd }),
+      stderr: typeof stderr === "string" ? stderr : "piped",
+      detached: true,
+    });
     const stdout = child.stdout.getReader();
     const stderrSink: StderrSink | undefined = typeof stderr === "string"
       ? undefined
@@ -239,7 +235,6 @@ export class LineStdioClientTransport implements Transport {
     this.#connection = connection;
     // Whichever ends first, the server's stdout or the server, the connection is over.
     void Promise.race([status, connection.stdoutDone]).then(() => this.#end(connection));
-    return Promise.resolve();
   }
 
   /**

@@ -29,6 +29,8 @@ import {
 } from "./line_stdio_client_transport.ts";
 import { logListenFailure, logNegotiated, logReplyFault } from "./_upstream_log.ts";
 import type { UpstreamCallRelays } from "./upstream_call_relays.ts";
+import { isBrokenPipe } from "../../platform/file_errors.ts";
+import type { ExitStatus } from "../../platform/processes.ts";
 import {
   MODERN_PROTOCOL,
   type ProtocolVerdict,
@@ -298,7 +300,7 @@ export class UpstreamLink {
     // A write into a dead server's pipe can fail before its exit is reported.
     const ioFailure = this.#transport.closing ||
       (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) ||
-      error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.ConnectionReset;
+      isBrokenPipe(error);
     if (!ioFailure) return false;
     await settlesWithin(this.closed, LOSS_CONFIRMATION_MS);
     return this.#ended;
@@ -319,6 +321,6 @@ export class UpstreamLink {
 }
 
 /** `code 3`, `signal SIGKILL`: how a process exited. */
-export function describeExit(status: Deno.CommandStatus): string {
+export function describeExit(status: ExitStatus): string {
   return status.signal === null ? `code ${status.code}` : `signal ${status.signal}`;
 }
