@@ -58,7 +58,9 @@ Deno.test("serve --stdio in front of server-everything: a client gets its prompt
     try {
       const capabilities = client.getServerCapabilities();
       assert.deepEqual(capabilities?.prompts, { listChanged: true });
-      assert.deepEqual(capabilities?.resources, { listChanged: true });
+      // server-everything offers resource subscriptions and completion: so does spillway.
+      assert.deepEqual(capabilities?.resources, { listChanged: true, subscribe: true });
+      assert.deepEqual(capabilities?.completions, {});
       assert.deepEqual(await catalogOf(client), expected);
     } finally {
       await client.close();

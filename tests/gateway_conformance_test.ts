@@ -31,6 +31,10 @@ arguments = ${JSON.stringify([...UPSTREAM_V2_ARGS, ...args])}
 /** Bridging a client's input across the eras is not built yet (docs/protocol.md, "Not done yet"). */
 const INPUT_ACROSS_ERAS = "a 2026-07-28 client's input requests are not bridged yet";
 
+/** The same the other way: a 2026-07-28 upstream's input_required, to a 2025 client. */
+const UPSTREAM_INPUT_ACROSS_ERAS =
+  "a 2026-07-28 upstream's input_required is not bridged to a 2025 client's requests yet";
+
 /**
  * Scenarios that pass directly and not through spillway, each with why.
  * Checked below to still fail through spillway.
@@ -49,12 +53,15 @@ const NOT_THROUGH_SPILLWAY: Readonly<Record<Requirements, Readonly<Record<string
     "input-required-result-capability-check": INPUT_ACROSS_ERAS,
     // Its capability check needs the upstream's sampling request turned into -32021.
     "server-stateless": INPUT_ACROSS_ERAS,
-    "completion-complete": "completion/complete is not relayed to upstream servers",
   },
+  // spillway speaks 2026-07-28 to the upstream (protocol = "auto"): its tools
+  // ask for input with input_required, which is not bridged to a 2025 client's
+  // sampling and elicitation yet.
   "2025-11-25": {
-    "completion-complete": "completion/complete is not relayed to upstream servers",
-    "resources-subscribe": "resources/subscribe is not relayed to upstream servers",
-    "resources-unsubscribe": "resources/unsubscribe is not relayed to upstream servers",
+    "tools-call-sampling": UPSTREAM_INPUT_ACROSS_ERAS,
+    "tools-call-elicitation": UPSTREAM_INPUT_ACROSS_ERAS,
+    "elicitation-sep1034-defaults": UPSTREAM_INPUT_ACROSS_ERAS,
+    "elicitation-sep1330-enums": UPSTREAM_INPUT_ACROSS_ERAS,
   },
 };
 

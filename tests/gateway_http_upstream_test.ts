@@ -94,7 +94,7 @@ Deno.test("an HTTP upstream without its header: the start is reported saying why
     assert.equal(warnings.length, 1, warnings.join("\n"));
     assert.match(
       warnings[0] as string,
-      /^cannot start upstream server mcp\.web: http:\/\/127\.0\.0\.1:\d+\/mcp: it answered HTTP 401 \(Error POSTing to endpoint: missing header\); spillway serve goes on without its tools and starts it again in the background$/,
+      /^cannot start upstream server mcp\.web: http:\/\/127\.0\.0\.1:\d+\/mcp: it answered HTTP 401 \(missing header\); spillway serve goes on without its tools and starts it again in the background$/,
     );
     assert.deepEqual(gw.gateway.tools.map((tool) => tool.name), []);
   } finally {

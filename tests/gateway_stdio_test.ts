@@ -105,10 +105,10 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
         join(dir, "ws", "conversations", conversation!.name, "events.jsonl"),
       ).trim().split("\n").map((line) => JSON.parse(line));
       // A 2025 client's revision is the one its initialize settled on.
-    assert.equal(
-      events[0].protocol,
-      era === "2026-07-28" ? era : INITIALIZE_REQUEST.params.protocolVersion,
-    );
+      assert.equal(
+        events[0].protocol,
+        era === "2026-07-28" ? era : INITIALIZE_REQUEST.params.protocolVersion,
+      );
       assert.deepEqual(events.map((e) => [e.type, e.name ?? e.content]), [
         ["session_start", undefined],
         ["tool_call_request", "pid"],

@@ -37,6 +37,7 @@ import type { ExecutionOutcome } from "../src/service/executor.ts";
 import type { RestartPolicy } from "../src/service/upstream/restart_policy.ts";
 import { UpstreamCallRelays } from "../src/service/upstream/upstream_call_relays.ts";
 import type { UpstreamConnectionInput } from "../src/service/upstream/upstream_connection_events.ts";
+import { ProtocolVerdict } from "../src/service/upstream/upstream_protocol.ts";
 import { upstreamConnectionMachine } from "../src/service/upstream/upstream_connection_machine.ts";
 import { MemoryStreamStore } from "../src/stream/memory_stream_store.ts";
 import { CollectingNoticeSink } from "../src/testing/collecting_notice_sink.ts";
@@ -422,6 +423,8 @@ function connectionInput(restart: RestartPolicy): UpstreamConnectionInput {
     restart,
     relays: new UpstreamCallRelays("mcp.probe"),
     warn: () => {},
+    protocol: "auto",
+    verdict: new ProtocolVerdict(),
   };
 }
 

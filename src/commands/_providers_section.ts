@@ -32,6 +32,7 @@ export function providersSection(
     if (provider.origins["startup_timeout"] !== undefined) {
       target += `  (startup_timeout: ${provider.startupTimeoutMs / 1000} s)`;
     }
+    if (provider.origins["protocol"] !== undefined) target += `  (protocol: ${provider.protocol})`;
     rows.push([provider.name, provider.type, target, from === "--cfg" ? from : shorten(from)]);
   }
   return `MCP servers (providers.mcp):\n${safeTable(rows)}`;

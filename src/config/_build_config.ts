@@ -206,7 +206,15 @@ function llmProvider(name: LlmProviderName, merged: ConfigLayer): LlmProviderCon
 function provider(name: string, settings: ProviderSettings): McpProviderConfig {
   const origins: Record<string, string> = {};
   for (
-    const key of ["type", "command", "arguments", "url", "startup_timeout", "pass_env"] as const
+    const key of [
+      "type",
+      "command",
+      "arguments",
+      "url",
+      "startup_timeout",
+      "protocol",
+      "pass_env",
+    ] as const
   ) {
     const value = settings[key];
     if (value !== undefined) origins[key] = value.origin;
@@ -216,10 +224,12 @@ function provider(name: string, settings: ProviderSettings): McpProviderConfig {
   const startupTimeoutMs = Math.round(
     (settings.startup_timeout?.value ?? DEFAULT_STARTUP_TIMEOUT_SECONDS) * 1000,
   );
+  const protocol = settings.protocol?.value ?? "auto";
   if (settings.type?.value === "http") {
     return {
       name,
       type: "http",
+      protocol,
       url: settings.url?.value ?? "",
       headers: Object.fromEntries([...settings.headers].map(([key, value]) => [key, value.value])),
       startupTimeoutMs,
@@ -230,6 +240,7 @@ function provider(name: string, settings: ProviderSettings): McpProviderConfig {
     name,
     type: "stdio",
     startupTimeoutMs,
+    protocol,
     command: settings.command?.value ?? "",
     arguments: settings.arguments?.value ?? [],
     environment: Object.fromEntries(

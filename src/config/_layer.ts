@@ -10,6 +10,7 @@
 import type { ByteSize } from "../size/byte_size.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { Duration } from "./duration.ts";
+import type { McpProtocol } from "./mcp_provider_config.ts";
 import type { LlmProviderName } from "./model_id.ts";
 import type { StoreType } from "./store_config.ts";
 import type { ToolSettings } from "./tool_settings.ts";
@@ -29,6 +30,8 @@ export interface ProviderSettings {
   headers: Map<string, ConfigValue<string>>;
   url?: ConfigValue<string>;
   startup_timeout?: ConfigValue<number>;
+  /** `protocol`: `auto`, `2025-11-25` or `2026-07-28`. */
+  protocol?: ConfigValue<McpProtocol>;
   /** Where the table was first written, for messages about missing keys. */
   at: string;
 }

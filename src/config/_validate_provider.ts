@@ -11,6 +11,7 @@ import { formatKeyPath } from "./_key_path.ts";
 import { isStringArray, isTable, type LayerContext, put } from "./_layer_context.ts";
 import type { ProviderSettings } from "./_layer.ts";
 import { validatePassEnv } from "./_validate_pass_env.ts";
+import { MCP_PROTOCOLS } from "./mcp_provider_config.ts";
 
 /** Keys of a provider table, in the order messages list them. */
 export const PROVIDER_KEYS = [
@@ -22,6 +23,7 @@ export const PROVIDER_KEYS = [
   "url",
   "headers",
   "startup_timeout",
+  "protocol",
 ] as const;
 
 /** Provider types, in the order messages list them. */
@@ -92,6 +94,9 @@ export function validateProvider(ctx: LayerContext, name: string, table: unknown
         break;
       case "startup_timeout":
         put(settings, "startup_timeout", ctx.seconds(path, value, STARTUP_TIMEOUT_EXAMPLE));
+        break;
+      case "protocol":
+        put(settings, "protocol", ctx.oneOf(path, value, MCP_PROTOCOLS));
         break;
       default:
         ctx.unknownKey(path, PROVIDER_KEYS);

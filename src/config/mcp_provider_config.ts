@@ -5,6 +5,16 @@
  * @module
  */
 
+/**
+ * The values of `protocol`, in the order messages list them: `auto` (the
+ * default) probes with `server/discover` and falls back to `initialize`;
+ * a revision is spoken without fallback.
+ */
+export const MCP_PROTOCOLS = ["auto", "2025-11-25", "2026-07-28"] as const;
+
+/** A value of `protocol`. */
+export type McpProtocol = typeof MCP_PROTOCOLS[number];
+
 /** Fields every provider has. */
 export interface McpProviderBase {
   /** The `<name>` of `providers.mcp.<name>`. */
@@ -15,9 +25,11 @@ export interface McpProviderBase {
    * `DEFAULT_STARTUP_TIMEOUT_SECONDS` (30 s).
    */
   readonly startupTimeoutMs: number;
+  /** The MCP revision spoken to it (`protocol`). Default: `"auto"`. */
+  readonly protocol: McpProtocol;
   /**
    * Which layer set each key (`"type"`, `"command"`, `"arguments"`, `"url"`,
-   * `"startup_timeout"`, `"pass_env"`, `"environment.<VAR>"`): a file path or `"--cfg"`;
+   * `"startup_timeout"`, `"protocol"`, `"pass_env"`, `"environment.<VAR>"`): a file path or `"--cfg"`;
    * a key left at its default has no entry.
    */
   readonly origins: Readonly<Record<string, string>>;

@@ -133,6 +133,15 @@ export class ClientCatalog {
   }
 
   /**
+   * The server of resource template `uriTemplate` (a `completion/complete`
+   * reference): the one that listed it, else as {@linkcode resourceOwner}.
+   */
+  templateOwner(uriTemplate: string): CatalogUpstream | undefined {
+    const listed = this.#templates.find((owned) => owned.item.uriTemplate === uriTemplate);
+    return listed?.source ?? this.resourceOwner(uriTemplate);
+  }
+
+  /**
    * The server of resource `uri`: the one that listed it, else the first
    * whose URI template matches it, else the only server with resources.
    */

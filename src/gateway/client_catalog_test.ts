@@ -46,6 +46,18 @@ class FakeUpstream implements CatalogUpstream {
   readResource(): Promise<never> {
     return Promise.reject(new Error("not here"));
   }
+  complete(): Promise<never> {
+    return Promise.reject(new Error("not here"));
+  }
+  subscribe(): Promise<never> {
+    return Promise.reject(new Error("not here"));
+  }
+  unsubscribe(): Promise<never> {
+    return Promise.reject(new Error("not here"));
+  }
+  onResourceUpdated(): () => void {
+    return () => {};
+  }
   onCatalogChanged(listener: (kind: Kind, principal: string | undefined) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -202,6 +202,7 @@ export class Gateway {
       logging: {},
       ...(upstream.prompts === undefined ? {} : { prompts: upstream.prompts }),
       ...(resources === undefined ? {} : { resources }),
+      ...(upstream.completions === undefined ? {} : { completions: upstream.completions }),
     };
   }
 

@@ -5,6 +5,12 @@
  * the server that listed the item, beside the gateway's own stored outputs
  * (`spillway://outputs/…`, when outputs are spilled).
  *
+ * `completion/complete` goes to the server of the prompt or resource
+ * template it names, and `resources/subscribe` / `unsubscribe` to the
+ * server of the resource, when a server offers them; the session is told
+ * of the updates of the resources it subscribed to
+ * (`notifications/resources/updated`).
+ *
  * What passes through is not capped and not recorded: a client asks for a
  * prompt or a resource by name (the application or the user picks it, the
  * model does not call it), and the answer is the upstream's, whole. Only a
@@ -75,6 +81,8 @@ export function serveCatalog(
       );
     });
   }
+  if (offered.completions !== undefined) serveCompletion(server, catalog, principal);
+  if (offered.resources?.subscribe === true) serveSubscriptions(server, catalog, principal);
   if (offered.resources === undefined && blobs === undefined) return;
   server.setRequestHandler("resources/list", async (request) => {
     const cursor = request.params?.cursor;
@@ -109,6 +117,82 @@ export function serveCatalog(
       extra.mcpReq.signal,
       (options) => source.readResource(request.params, { ...options, principal }),
     );
+  });
+}
+
+/** `completion/complete`, passed on to the server of the prompt or template it names. */
+function serveCompletion(server: Server, catalog: UpstreamCatalog, principal: string): void {
+  server.setRequestHandler("completion/complete", async (request, extra) => {
+    const { ref } = request.params;
+    const clientCatalog = await catalog.of(principal);
+    const source = ref.type === "ref/prompt"
+      ? clientCatalog.promptOwner(ref.name)
+      : clientCatalog.templateOwner(ref.uri);
+    if (source === undefined) {
+      const what = ref.type === "ref/prompt"
+        ? `prompt ${JSON.stringify(ref.name)}`
+        : `resource ${JSON.stringify(ref.uri)}`;
+      throw rpcError(
+        ProtocolErrorCode.InvalidParams,
+        `unknown ${what}: no upstream server lists it`,
+      );
+    }
+    return await forwarded(
+      source,
+      "completion/complete",
+      extra.mcpReq.signal,
+      (options) => source.complete(request.params, { ...options, principal }),
+    );
+  });
+}
+
+/**
+ * `resources/subscribe` and `unsubscribe`, passed on to the server of the
+ * resource, and its `notifications/resources/updated` passed back to the
+ * session while it subscribes.
+ */
+function serveSubscriptions(server: Server, catalog: UpstreamCatalog, principal: string): void {
+  const subscribed = new Map<string, CatalogUpstream>();
+  const stop = catalog.onResourceUpdated((uri, client) => {
+    if (client !== principal || !subscribed.has(uri)) return;
+    // A session that ended stops listening at its next update.
+    server.sendResourceUpdated({ uri }).catch(() => stop());
+  });
+  const owner = async (uri: string) => {
+    const source = (await catalog.of(principal)).resourceOwner(uri);
+    if (source !== undefined) return source;
+    throw rpcError(
+      ProtocolErrorCode.InvalidParams,
+      `unknown resource ${
+        JSON.stringify(uri)
+      }: no upstream server lists it or a template matching it`,
+    );
+  };
+  server.setRequestHandler("resources/subscribe", async (request, extra) => {
+    const { uri } = request.params;
+    if (subscribed.has(uri)) return {};
+    const source = await owner(uri);
+    await forwarded(
+      source,
+      "resources/subscribe",
+      extra.mcpReq.signal,
+      (options) => source.subscribe(uri, { ...options, principal }),
+    );
+    subscribed.set(uri, source);
+    return {};
+  });
+  server.setRequestHandler("resources/unsubscribe", async (request, extra) => {
+    const { uri } = request.params;
+    const source = subscribed.get(uri);
+    if (source === undefined) return {};
+    subscribed.delete(uri);
+    await forwarded(
+      source,
+      "resources/unsubscribe",
+      extra.mcpReq.signal,
+      (options) => source.unsubscribe(uri, { ...options, principal }),
+    );
+    return {};
   });
 }
 

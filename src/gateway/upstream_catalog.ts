@@ -70,13 +70,36 @@ export class UpstreamCatalog {
     return catalog;
   }
 
-  /** What the servers together offer: `prompts` and `resources` when any server has them. */
+  /**
+   * What the servers together offer: `prompts` and `resources` when any
+   * server has them, resource subscriptions and `completions` when any
+   * server offers them.
+   */
   get capabilities(): ServerCapabilities {
     const has = (kind: CatalogKind) => this.#capabilities.some((caps) => caps[kind] !== undefined);
+    const subscribe = this.#capabilities.some((caps) => caps.resources?.subscribe === true);
+    const completions = this.#capabilities.some((caps) => caps.completions !== undefined);
     return {
       ...(has("prompts") ? { prompts: { listChanged: true } } : {}),
-      ...(has("resources") ? { resources: { listChanged: true } } : {}),
+      ...(has("resources")
+        ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } }
+        : {}),
+      ...(completions ? { completions: {} } : {}),
     };
+  }
+
+  /**
+   * Calls `listener` when `client`'s connection to a server says resource
+   * `uri` was updated (it subscribed to it): that client's sessions that
+   * subscribed to it should be told.
+   */
+  onResourceUpdated(listener: (uri: string, client: string) => void): () => void {
+    const stops = this.#sources.map((source) =>
+      source.onResourceUpdated((uri, client) => {
+        if (client !== undefined) listener(uri, client);
+      })
+    );
+    return () => stops.forEach((stop) => stop());
   }
 
   /**

@@ -182,6 +182,7 @@ export function upstreamToolSource(
   const common = {
     name: `mcp.${provider.name}`,
     startupTimeoutMs: provider.startupTimeoutMs,
+    protocol: provider.protocol,
     ...(options.timeoutFor === undefined ? {} : { timeoutFor: options.timeoutFor }),
     ...(options.warn === undefined ? {} : { warn: options.warn }),
     relayInquiries: options.relayInquiries ?? false,

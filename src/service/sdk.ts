@@ -25,6 +25,7 @@ export {
   ReadBuffer,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   serializeMessage,
   Server,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
@@ -35,6 +36,8 @@ export type {
   AudioContent,
   CallToolRequest,
   CallToolResult,
+  CompleteRequest,
+  CompleteResult,
   ContentBlock,
   CreateMcpHandlerOptions,
   CreateMessageResult,
@@ -75,7 +78,10 @@ export { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 export type {
   ClientContext,
   ClientOptions,
+  McpSubscription,
+  PriorDiscovery,
   StreamableHTTPClientTransportOptions,
+  SubscriptionFilter,
 } from "@modelcontextprotocol/client";
 export { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 export type { StdioServerParameters } from "@modelcontextprotocol/client/stdio";

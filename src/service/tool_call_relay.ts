@@ -52,6 +52,20 @@ export interface ToolCallRelay {
   /** Passes a log message on to the caller. */
   readonly log?: (message: LogMessage) => void;
   /**
+   * The lowest severity the caller wants (`debug` … `emergency`), sent to
+   * a 2026-07-28 server with the call (it sends logs only when asked).
+   * Default: every level (`debug`); `log` filters what comes.
+   */
+  readonly logLevel?:
+    | "debug"
+    | "info"
+    | "notice"
+    | "warning"
+    | "error"
+    | "critical"
+    | "alert"
+    | "emergency";
+  /**
    * Sends `request` to the caller and resolves with its answer.
    *
    * @throws when the caller cannot answer (no such capability, transport gone, an error reply)

@@ -10,6 +10,7 @@
  */
 
 import { SpillwayError } from "../../errors/spillway_error.ts";
+import { SdkError, SdkErrorCode } from "../sdk.ts";
 import { plain, upstreamLog } from "./_upstream_log.ts";
 import { reasonText } from "../../errors/reason_text.ts";
 import { HttpUpstreamTransport } from "./http_upstream_transport.ts";
@@ -42,6 +43,8 @@ export interface StartContext {
   readonly startupTimeoutMs: number;
   /** Whether the connection was closed during the start. */
   readonly closing: boolean;
+  /** The revision asked for (`providers.mcp.<name>.protocol`). Default: `"auto"`. */
+  readonly protocol?: string;
 }
 
 /**
@@ -81,11 +84,23 @@ function startFailureText(failure: StartFailure, context: StartContext): string 
   if (status !== undefined && !transport.closedByUs) {
     return `it exited (${describeExit(status)}) during the MCP handshake`;
   }
+  if (cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed) {
+    return eraText(context, cause);
+  }
   if (expired) return `it did not answer ${step} within ${seconds(context.startupTimeoutMs)}`;
   if (context.closing) return `it was closed before it answered ${step}`;
   const flaw = malformedFlaw(cause);
   if (flaw !== undefined) return `it answered ${step} with ${flaw}`;
   return reasonText(cause);
+}
+
+/** Why the handshake found no revision both sides speak, naming the key that chose it. */
+function eraText(context: StartContext, cause: SdkError): string {
+  const key = `providers.mcp.${context.name.replace(/^mcp\./, "")}.protocol`;
+  const protocol = context.protocol ?? "auto";
+  if (protocol === "auto") return `no MCP revision both speak (${cause.message})`;
+  return `it does not serve MCP ${protocol}, which ${key} = "${protocol}" asks for ` +
+    `(${cause.message}): set protocol = "auto" to speak what it serves`;
 }
 
 /** `30000` → `30 s`, `500` → `0.5 s`: a limit as configured, in seconds. */

@@ -37,3 +37,29 @@ export function logReplyFault(source: string, error: Error): void {
         : `the ${error.waiting} requests still waiting end at their timeouts at the latest`);
   upstreamLog.warn(plain(`${source}: the server wrote ${error.account}; ${fate}`));
 }
+
+/**
+ * The log of which MCP revision each upstream connection speaks (category
+ * `spillway.protocol`, shown by `-v`): a line per start, kept apart from
+ * `spillway.upstream`, whose lines are faults.
+ */
+export const protocolLog = getLogger(["spillway", "protocol"]);
+
+/** Logs the revision a connection speaks (`mcp.x speaks MCP 2026-07-28 (negotiated)`). */
+export function logNegotiated(source: string, version: string, known: boolean): void {
+  protocolLog.info(
+    plain(
+      `${source} speaks MCP ${version} (${
+        known ? "as an earlier connection found" : "negotiated"
+      })`,
+    ),
+  );
+}
+
+/** Logs a `subscriptions/listen` the server refused: its list changes go unheard. */
+export function logListenFailure(source: string, error: unknown): void {
+  const why = error instanceof Error ? error.message : String(error);
+  upstreamLog.warn(
+    plain(`${source}: cannot listen for its list changes (subscriptions/listen): ${why}`),
+  );
+}

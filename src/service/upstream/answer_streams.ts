@@ -114,7 +114,10 @@ function requestIds(body: RequestInit["body"]): RequestId[] {
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   return messages.flatMap((message) => {
     const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
-    return typeof method === "string" && (typeof id === "string" || typeof id === "number")
+    // A `subscriptions/listen` stream is answered only when it ends (the
+    // server may end it at any time, and the client listens again).
+    return typeof method === "string" && method !== "subscriptions/listen" &&
+        (typeof id === "string" || typeof id === "number")
       ? [id]
       : [];
   });

@@ -14,6 +14,8 @@
  */
 
 import type {
+  CompleteRequest,
+  CompleteResult,
   GetPromptRequest,
   GetPromptResult,
   Prompt,
@@ -84,6 +86,25 @@ export interface CatalogUpstream {
     params: ReadResourceRequest["params"],
     options: CatalogRequestOptions,
   ): Promise<ReadResourceResult>;
+  /** `completion/complete`, on the asking principal's connection, the same way. */
+  complete(
+    params: CompleteRequest["params"],
+    options: CatalogRequestOptions,
+  ): Promise<CompleteResult>;
+  /**
+   * `resources/subscribe` to `uri` on the asking principal's connection
+   * (sent once however many of its sessions subscribe).
+   */
+  subscribe(uri: string, options: CatalogRequestOptions): Promise<void>;
+  /** `resources/unsubscribe`, once the last of the principal's subscriptions to `uri` ends. */
+  unsubscribe(uri: string, options: CatalogRequestOptions): Promise<void>;
+  /**
+   * Calls `listener` when a connection says resource `uri` was updated
+   * (`notifications/resources/updated`), with the connection's principal.
+   */
+  onResourceUpdated(
+    listener: (uri: string, principal: string | undefined) => void,
+  ): () => void;
   /**
    * Calls `listener` when the server says, on one of its connections, that
    * its prompts or its resources changed, with that connection's principal

@@ -28,6 +28,7 @@
 
 import {
   type JSONRPCMessage,
+  SdkHttpError,
   StreamableHTTPClientTransport,
   type Transport,
   type TransportSendOptions,
@@ -50,6 +51,12 @@ export interface HttpUpstreamTransportOptions {
 
 /** Streamable HTTP to an upstream server, closing itself when the server is gone. */
 export class HttpUpstreamTransport implements Transport {
+  /**
+   * One POST per request: on 2026-07-28 the SDK's client cancels a request
+   * by aborting its stream (`requestSignal`), which the server sees as the
+   * request closed, instead of sending `notifications/cancelled`.
+   */
+  readonly hasPerRequestStream = true;
   /** Called once the transport closed (by us, or because the server is gone). */
   onclose?: Transport["onclose"];
   /** Called with errors the transport cannot tie to a request. */
@@ -125,10 +132,25 @@ export class HttpUpstreamTransport implements Transport {
    */
   explain(error: unknown): string | undefined {
     if (this.#gone !== undefined) return this.#gone;
+    if (error instanceof SdkHttpError) {
+      // The era probe's refusal (e.g. 401) carries the server's body as `text`.
+      const body = typeof error.data.text === "string" ? error.data.text.trim() : "";
+      return `it answered HTTP ${error.status} (${body || error.statusText || error.message})`;
+    }
     // The SDK's HTTP errors carry the status (`SdkHttpError.status`).
     const status = (error as { status?: unknown } | undefined)?.status;
     if (typeof status !== "number" || status < 400) return undefined;
     return `it answered HTTP ${status} (${(error as Error).message.trim()})`;
+  }
+
+  /** The `MCP-Protocol-Version` of later requests, as the client negotiated it. */
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion(version);
+  }
+
+  /** The session the server gave us (2025-11-25), if any. */
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
   }
 
   /** Starts the transport. */
@@ -140,9 +162,23 @@ export class HttpUpstreamTransport implements Transport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     this.#answers.sent(message);
     this.#awaited.sent(message);
+    const requestSignal = options?.requestSignal;
+    if (requestSignal !== undefined && "id" in message && "method" in message) {
+      // Cancelled by closing its stream: its answer is no longer owed, and a
+      // stream that ends without it says nothing about the server.
+      const cancelled = () => this.#forgetCancelled(message.id);
+      if (requestSignal.aborted) cancelled();
+      else requestSignal.addEventListener("abort", cancelled, { once: true });
+    }
     try {
       const token = options?.resumptionToken;
-      await this.#inner.send(message, token === undefined ? undefined : { resumptionToken: token });
+      await this.#inner.send(message, {
+        ...(token === undefined ? {} : { resumptionToken: token }),
+        ...(requestSignal === undefined ? {} : { requestSignal }),
+        ...(options?.onRequestStreamEnd === undefined
+          ? {}
+          : { onRequestStreamEnd: options.onRequestStreamEnd }),
+      });
     } catch (error) {
       // The request failed as it was sent: nothing waits for its answer.
       if ("method" in message && "id" in message) this.#awaited.take(message.id);
@@ -163,6 +199,17 @@ export class HttpUpstreamTransport implements Transport {
     // A failure is reported to onerror by the SDK; the session is ours to leave either way.
     await settlesWithin(this.#inner.terminateSession(), END_SESSION_MS);
     await this.#inner.close();
+  }
+
+  /** Request `id`, cancelled by closing its stream, as if `notifications/cancelled` was sent. */
+  #forgetCancelled(id: string | number): void {
+    const cancel = {
+      jsonrpc: "2.0" as const,
+      method: "notifications/cancelled",
+      params: { requestId: id },
+    };
+    this.#answers.sent(cancel);
+    this.#awaited.sent(cancel);
   }
 
   /** The server is gone (`why`): closes the transport, failing the calls in flight. */

@@ -151,6 +151,16 @@ export class LineStdioClientTransport implements Transport {
     this.#graceMs = options.closeGraceMs ?? STDIO_CLOSE_GRACE_MS;
   }
 
+  /**
+   * Always `null`: the server's stderr goes where the `stderr` option says.
+   * It is here because the SDK's client tells a stdio transport by its
+   * `stderr` and `pid`, and on stdio takes a server silent to the era probe
+   * (`server/discover`) for a 2025 one rather than an outage.
+   */
+  get stderr(): null {
+    return null;
+  }
+
   /** The server's pid, once started. */
   get pid(): number | undefined {
     return this.#connection?.child.pid;

@@ -43,7 +43,7 @@ import type { InspectionEvent } from "xstate";
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
-import { CallToolResultSchema } from "../sdk.ts";
+import { CallToolResultSchema, LOG_LEVEL_META_KEY, type LoggingLevel } from "../sdk.ts";
 import { type ObjectToolResult, toolResultOf } from "../tool_result_of.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import {
@@ -65,6 +65,8 @@ import type { CatalogUpstream } from "./catalog_upstream.ts";
 import type { LineStdioClientTransportOptions } from "./line_stdio_client_transport.ts";
 import { malformedFlaw } from "./malformed_reply_error.ts";
 import { InquiryFailedError } from "./upstream_call_relays.ts";
+import { inputRequiredText, isInputRequired } from "./input_required_text.ts";
+import { ProtocolVerdict, type UpstreamProtocol } from "./upstream_protocol.ts";
 import { UpstreamConnection } from "./upstream_connection.ts";
 import { UpstreamConnections } from "./upstream_connections.ts";
 import type { RestartPolicy } from "./restart_policy.ts";
@@ -126,9 +128,23 @@ export interface McpUpstreamSourceOptions {
   readonly restart?: RestartPolicy;
   /** The clock the time limits and delays run on. Default: {@linkcode SYSTEM_CLOCK}. */
   readonly clock?: TimerClock;
+  /**
+   * The MCP revision spoken to the server (`providers.mcp.<name>.protocol`):
+   * `"auto"` (the default: `server/discover`, else `initialize`; the verdict
+   * is kept for the server's later connections), `"2025-11-25"` or
+   * `"2026-07-28"` (no fallback).
+   */
+  readonly protocol?: UpstreamProtocol;
   /** Receives each connection actor's XState inspection events (`serve --inspect`). Default: none. */
   readonly inspect?: (event: InspectionEvent) => void;
 }
+
+/**
+ * The log level a call asks a 2026-07-28 server for when its caller takes
+ * log messages: every level, as a 2025 server sends them before any
+ * `logging/setLevel`; the caller's relay keeps the ones its client wants.
+ */
+export const RELAYED_LOG_LEVEL: LoggingLevel = "debug";
 
 /**
  * The tools of one upstream MCP server.
@@ -174,6 +190,8 @@ export class McpUpstreamSource implements ToolSource {
     this.#deadline = { clock };
     const warn = options.warn ?? ((message: string) => upstreamLog.warn(plain(message)));
     this.#startupTimeoutMs = startupTimeoutMs;
+    // One verdict for every connection to the server: it is probed once.
+    const verdict = new ProtocolVerdict();
     this.#connections = new UpstreamConnections(options.name, () =>
       new UpstreamConnection({
         name: options.name,
@@ -181,6 +199,8 @@ export class McpUpstreamSource implements ToolSource {
         startupTimeoutMs,
         warn,
         clock,
+        verdict,
+        protocol: options.protocol ?? "auto",
         ...(options.restart === undefined ? {} : { restart: options.restart }),
         ...(options.relayInquiries === undefined ? {} : { relayInquiries: options.relayInquiries }),
         ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
@@ -195,6 +215,15 @@ export class McpUpstreamSource implements ToolSource {
   /** The running server's pid (its process group id), on spillway's own connection. */
   get pid(): number | undefined {
     return this.#connections.pidOf();
+  }
+
+  /**
+   * The revision spillway speaks with the server on `principal`'s connection
+   * (spillway's own without one), while it answers: `"2026-07-28"`,
+   * `"2025-11-25"`, or what an older server chose.
+   */
+  protocolVersionOf(principal?: string): string | undefined {
+    return this.#connections.protocolOf(principal);
   }
 
   /** The pid of `principal`'s own server (its process group id), while it runs. */
@@ -247,21 +276,32 @@ export class McpUpstreamSource implements ToolSource {
       const result = await connection.relays.run(
         options.relay,
         deadline.signal,
-        ({ signal, meta }) =>
-          link.client.request(
+        ({ signal, meta }) => {
+          // A 2026-07-28 server sends log messages only to a request that asks for them.
+          const logs = link.modern && options.relay?.log !== undefined
+            ? { [LOG_LEVEL_META_KEY]: options.relay.logLevel ?? RELAYED_LOG_LEVEL }
+            : undefined;
+          const _meta = meta === undefined && logs === undefined ? undefined : { ...meta, ...logs };
+          return link.client.request(
             {
               method: "tools/call",
-              params: { name: tool, arguments: { ...args }, ...(meta ? { _meta: meta } : {}) },
+              params: { name: tool, arguments: { ...args }, ...(_meta ? { _meta } : {}) },
             },
             CallToolResultSchema,
             // Our deadline, not the SDK's 60 s default, ends the request.
             { signal, timeout: MAX_TIMER_MS },
-          ),
+          );
+        },
       );
       return withLegacyResult(toolResultOf(result));
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (error instanceof InquiryFailedError) throw error;
+      if (isInputRequired(error)) {
+        const text = inputRequiredText(this.name, `tools/call \`${tool}\``);
+        upstreamLog.info(plain(text));
+        return { content: [{ type: "text", text }], isError: true };
+      }
       if (deadline.expired) {
         upstreamLog.info(plain(
           `${this.name}: tools/call \`${tool}\` ${timedOutText(deadline.timeoutMs)}; ` +

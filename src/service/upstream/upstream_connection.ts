@@ -17,6 +17,8 @@
 import { createActor, type InspectionEvent } from "xstate";
 import { SpillwayError } from "../../errors/spillway_error.ts";
 import type {
+  CompleteRequest,
+  CompleteResult,
   GetPromptRequest,
   GetPromptResult,
   Prompt,
@@ -30,10 +32,13 @@ import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import type { ToolDefinition } from "../tool_source.ts";
 import type { CatalogPage, CatalogRequestOptions } from "./catalog_upstream.ts";
 import { UpstreamCallRelays } from "./upstream_call_relays.ts";
+import { inputRequiredError } from "./input_required_text.ts";
+import { ResourceSubscriptions } from "./resource_subscriptions.ts";
 import type { RestartPolicy } from "./restart_policy.ts";
 import type { LiveConnection } from "./upstream_connection_events.ts";
 import { upstreamConnectionMachine } from "./upstream_connection_machine.ts";
 import type { UpstreamServer } from "./upstream_link.ts";
+import { ProtocolVerdict, type UpstreamProtocol } from "./upstream_protocol.ts";
 
 /** Options of {@linkcode UpstreamConnection}. */
 export interface UpstreamConnectionOptions {
@@ -51,6 +56,13 @@ export interface UpstreamConnectionOptions {
   readonly relayInquiries?: boolean;
   /** The clock of the machine's delays. Default: {@linkcode SYSTEM_CLOCK}. */
   readonly clock?: TimerClock;
+  /** The revision to speak. Default: `"auto"`. */
+  readonly protocol?: UpstreamProtocol;
+  /**
+   * What `auto` found out about the server, shared with its other
+   * connections. Default: this connection's own.
+   */
+  readonly verdict?: ProtocolVerdict;
   /** Receives the connection actor's XState inspection events (`serve --inspect`). Default: none. */
   readonly inspect?: (event: InspectionEvent) => void;
 }
@@ -68,6 +80,8 @@ export class UpstreamConnection {
   #attempt: PromiseWithResolvers<LiveConnection> | undefined;
   readonly #toolListeners = new Set<() => void>();
   readonly #catalogListeners = new Set<(kind: "prompts" | "resources") => void>();
+  readonly #updateListeners = new Set<(uri: string) => void>();
+  readonly #subscriptions: ResourceSubscriptions;
   /** How many times the server answered (a start, then each start again). */
   #lives = 0;
 
@@ -78,6 +92,8 @@ export class UpstreamConnection {
     this.relays = new UpstreamCallRelays(options.name, {
       inquiries: options.relayInquiries ?? false,
     });
+    const verdict = options.verdict ?? new ProtocolVerdict();
+    this.#subscriptions = new ResourceSubscriptions(options.name);
     this.#actor = createActor(upstreamConnectionMachine, {
       input: {
         name: options.name,
@@ -86,6 +102,8 @@ export class UpstreamConnection {
         restart: options.restart ?? { when: "demand" },
         relays: this.relays,
         warn: options.warn,
+        protocol: options.protocol ?? "auto",
+        verdict,
       },
       clock: options.clock ?? SYSTEM_CLOCK,
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
@@ -97,6 +115,7 @@ export class UpstreamConnection {
       this.#lives += 1;
       if (this.#lives > 1) {
         for (const kind of ["prompts", "resources"] as const) this.#tell(kind);
+        this.#subscriptions.renew(live.link, this.startupTimeoutMs);
       }
     });
     this.#actor.on("connection.failed", ({ error }) => this.#settle((a) => a.reject(error)));
@@ -104,6 +123,9 @@ export class UpstreamConnection {
       for (const listener of this.#toolListeners) listener();
     });
     this.#actor.on("catalog.changed", ({ kind }) => this.#tell(kind));
+    this.#actor.on("resource.updated", ({ uri }) => {
+      for (const listener of this.#updateListeners) listener(uri);
+    });
     // A fault of the machine itself (a bug) fails whoever waits, rather than leaving them waiting.
     this.#actor.subscribe({ error: (error) => this.#settle((attempt) => attempt.reject(error)) });
     this.#actor.start();
@@ -123,6 +145,12 @@ export class UpstreamConnection {
   /** The server's tools as this connection last listed them (none before its first start). */
   get listedTools(): readonly ToolDefinition[] {
     return this.#actor.getSnapshot().context.tools;
+  }
+
+  /** The revision the connection speaks while it answers (`"2026-07-28"`, `"2025-11-25"`). */
+  get protocolVersion(): string | undefined {
+    const snapshot = this.#actor.getSnapshot();
+    return snapshot.matches("ready") ? snapshot.context.link?.protocolVersion : undefined;
   }
 
   /** The running server's pid, while the connection answers over stdio. */
@@ -211,7 +239,11 @@ export class UpstreamConnection {
     options: CatalogRequestOptions,
   ): Promise<GetPromptResult> {
     const { signal, timeout } = options;
-    return await (await this.ready()).link.client.getPrompt(params, { signal, timeout });
+    try {
+      return await (await this.ready()).link.client.getPrompt(params, { signal, timeout });
+    } catch (error) {
+      throw inputRequiredError(this.name, "prompts/get", error) ?? error;
+    }
   }
 
   /** `resources/read` on the server, under `options.signal` and `options.timeout`. */
@@ -220,7 +252,41 @@ export class UpstreamConnection {
     options: CatalogRequestOptions,
   ): Promise<ReadResourceResult> {
     const { signal, timeout } = options;
-    return await (await this.ready()).link.client.readResource(params, { signal, timeout });
+    try {
+      return await (await this.ready()).link.client.readResource(params, { signal, timeout });
+    } catch (error) {
+      throw inputRequiredError(this.name, "resources/read", error) ?? error;
+    }
+  }
+
+  /** `completion/complete` on the server, under `options.signal` and `options.timeout`. */
+  async complete(
+    params: CompleteRequest["params"],
+    options: CatalogRequestOptions,
+  ): Promise<CompleteResult> {
+    const { signal, timeout } = options;
+    return await (await this.ready()).link.client.complete(params, { signal, timeout });
+  }
+
+  /**
+   * Subscribes to resource `uri` on the server, on the first subscription
+   * of this connection's principal to it (its other sessions share it).
+   */
+  async subscribe(uri: string, options: CatalogRequestOptions): Promise<void> {
+    const { link } = await this.ready();
+    await this.#subscriptions.subscribe(link, uri, options);
+  }
+
+  /** Ends one subscription to `uri`; the last one ends it on the server. */
+  async unsubscribe(uri: string, options: CatalogRequestOptions): Promise<void> {
+    const { link } = await this.ready();
+    await this.#subscriptions.unsubscribe(link, uri, options);
+  }
+
+  /** Calls `listener` when the server says a subscribed resource was updated. */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
   }
 
   /**

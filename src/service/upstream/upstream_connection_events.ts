@@ -10,6 +10,7 @@ import type { ToolDefinition } from "../tool_source.ts";
 import type { RestartPolicy } from "./restart_policy.ts";
 import type { UpstreamCallRelays } from "./upstream_call_relays.ts";
 import type { UpstreamLink, UpstreamServer } from "./upstream_link.ts";
+import type { ProtocolVerdict, UpstreamProtocol } from "./upstream_protocol.ts";
 
 /** What an `upstreamConnection` actor is started with. */
 export interface UpstreamConnectionInput {
@@ -25,6 +26,10 @@ export interface UpstreamConnectionInput {
   readonly relays: UpstreamCallRelays;
   /** Tells a person what they should know (a server started again). */
   readonly warn: (message: string) => void;
+  /** The revision to speak (`providers.mcp.<name>.protocol`). */
+  readonly protocol: UpstreamProtocol;
+  /** What `auto` found out, shared by the server's connections. */
+  readonly verdict: ProtocolVerdict;
 }
 
 /** A connection that answers: its link and the tools it listed. */
@@ -48,7 +53,9 @@ export type UpstreamConnectionEvent =
   /** The server said its tools changed. */
   | { readonly type: "tools.changed" }
   /** The server said its prompts or resources changed. */
-  | { readonly type: "catalog.changed"; readonly kind: "prompts" | "resources" };
+  | { readonly type: "catalog.changed"; readonly kind: "prompts" | "resources" }
+  /** The server said a subscribed resource was updated. */
+  | { readonly type: "resource.updated"; readonly uri: string };
 
 /** What the connection tells whoever listens (`actor.on(type, …)`). */
 export type UpstreamConnectionEmitted =
@@ -59,4 +66,6 @@ export type UpstreamConnectionEmitted =
   /** The tools were listed anew. */
   | { readonly type: "tools.changed" }
   /** The server said its prompts or resources changed. */
-  | { readonly type: "catalog.changed"; readonly kind: "prompts" | "resources" };
+  | { readonly type: "catalog.changed"; readonly kind: "prompts" | "resources" }
+  /** The server said a subscribed resource was updated. */
+  | { readonly type: "resource.updated"; readonly uri: string };

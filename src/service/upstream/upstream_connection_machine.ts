@@ -13,6 +13,10 @@
  * `restarting` when it restarts in the background. `closing` stops the
  * server; `closed` is final.
  *
+ * Which MCP revision a link speaks is its handshake's business
+ * (`UpstreamLink.initialize`); a failed start forgets what `auto` found out
+ * (`ProtocolVerdict`), so that the next start asks the server again.
+ *
  * When it starts again is its `restart` policy (`RestartPolicy`):
  * on `demand` (today's behaviour: a failed start fails whoever waited, the
  * next call tries again, and a lost server is started again by the next
@@ -105,10 +109,16 @@ const connectionSetup = setup({
       link: ({ context, self }) =>
         new UpstreamLink(context.input.name, context.input.server, {
           relays: context.input.relays,
+          protocol: {
+            protocol: context.input.protocol,
+            verdict: context.input.verdict,
+            startupTimeoutMs: context.input.startupTimeoutMs,
+          },
           events: {
             gone: () => self.send({ type: "server.gone" }),
             toolsChanged: () => self.send({ type: "tools.changed" }),
             catalogChanged: (kind) => self.send({ type: "catalog.changed", kind }),
+            resourceUpdated: (uri) => self.send({ type: "resource.updated", uri }),
           },
         }),
       failure: undefined,
@@ -137,10 +147,13 @@ const connectionSetup = setup({
           link: currentLink(context),
           startupTimeoutMs: context.input.startupTimeoutMs,
           closing: context.closing,
+          protocol: context.input.protocol,
         },
       ),
       failedStarts: context.failedStarts + 1,
     })),
+    /** The server may have changed (been upgraded, downgraded): the next start probes again. */
+    forgetVerdict: ({ context }) => context.input.verdict.forget(),
     logStartFailure: ({ context }) => {
       logStartFailure(context.input.name, context.lastFailure?.why ?? "", context.closing);
     },
@@ -168,6 +181,10 @@ const connectionSetup = setup({
       type: "catalog.changed",
       kind,
     })),
+    tellResourceUpdated: emit((_, uri: string): UpstreamConnectionEmitted => ({
+      type: "resource.updated",
+      uri,
+    })),
   },
 });
 
@@ -188,6 +205,9 @@ const machine = connectionSetup.createMachine({
   on: {
     "catalog.changed": {
       actions: { type: "tellCatalogChanged", params: ({ event }) => event.kind },
+    },
+    "resource.updated": {
+      actions: { type: "tellResourceUpdated", params: ({ event }) => event.uri },
     },
   },
   states: {
@@ -243,7 +263,7 @@ const machine = connectionSetup.createMachine({
     },
     stopping: {
       // Whoever waited hears why once the server is stopped.
-      exit: ["settleStartFailure", "logStartFailure", "tellStartFailed"],
+      exit: ["settleStartFailure", "forgetVerdict", "logStartFailure", "tellStartFailed"],
       invoke: {
         id: "stopLink",
         src: "stopLink",

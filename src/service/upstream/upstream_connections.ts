@@ -26,6 +26,8 @@
 
 import { SpillwayError } from "../../errors/spillway_error.ts";
 import type {
+  CompleteRequest,
+  CompleteResult,
   GetPromptRequest,
   GetPromptResult,
   Prompt,
@@ -90,6 +92,7 @@ export class UpstreamConnections implements CatalogUpstream {
   readonly #catalogListeners = new Set<
     (kind: "prompts" | "resources", principal: string | undefined) => void
   >();
+  readonly #updateListeners = new Set<(uri: string, principal: string | undefined) => void>();
   #closed = false;
 
   /**
@@ -130,6 +133,16 @@ export class UpstreamConnections implements CatalogUpstream {
   /** The pid of `principal`'s server (spillway's own without one), while it runs over stdio. */
   pidOf(principal?: string): number | undefined {
     return principal === undefined ? this.#own?.pid : this.#byPrincipal.get(principal)?.pid;
+  }
+
+  /**
+   * The revision `principal`'s connection (spillway's own without one)
+   * speaks, while it answers.
+   */
+  protocolOf(principal?: string): string | undefined {
+    return principal === undefined
+      ? this.#own?.protocolVersion
+      : this.#byPrincipal.get(principal)?.protocolVersion;
   }
 
   /** The principals with a connection now. */
@@ -211,6 +224,30 @@ export class UpstreamConnections implements CatalogUpstream {
     return await this.#connectionOf(options.principal).readResource(params, options);
   }
 
+  /** `completion/complete` on the asking principal's connection. */
+  async complete(
+    params: CompleteRequest["params"],
+    options: CatalogRequestOptions,
+  ): Promise<CompleteResult> {
+    return await this.#connectionOf(options.principal).complete(params, options);
+  }
+
+  /** `resources/subscribe` on the asking principal's connection. */
+  async subscribe(uri: string, options: CatalogRequestOptions): Promise<void> {
+    await this.#connectionOf(options.principal).subscribe(uri, options);
+  }
+
+  /** `resources/unsubscribe` on the asking principal's connection. */
+  async unsubscribe(uri: string, options: CatalogRequestOptions): Promise<void> {
+    await this.#connectionOf(options.principal).unsubscribe(uri, options);
+  }
+
+  /** Calls `listener` when a connection says a subscribed resource was updated, with its principal. */
+  onResourceUpdated(listener: (uri: string, principal: string | undefined) => void): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
+  }
+
   /**
    * Calls `listener` when a connection says the server's prompts or
    * resources changed, with the connection's principal (`undefined`:
@@ -263,6 +300,11 @@ export class UpstreamConnections implements CatalogUpstream {
       const owner = this.#ownerOf(connection);
       if (owner === undefined) return;
       for (const listener of this.#catalogListeners) listener(kind, owner.principal);
+    });
+    connection.onResourceUpdated((uri) => {
+      const owner = this.#ownerOf(connection);
+      if (owner === undefined) return;
+      for (const listener of this.#updateListeners) listener(uri, owner.principal);
     });
     return connection;
   }

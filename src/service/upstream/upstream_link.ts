@@ -11,7 +11,14 @@
  * @module
  */
 
-import { Client, SdkError, SdkErrorCode, type ServerCapabilities } from "../sdk.ts";
+import {
+  Client,
+  type McpSubscription,
+  SdkError,
+  SdkErrorCode,
+  type ServerCapabilities,
+  type SubscriptionFilter,
+} from "../sdk.ts";
 import { settlesWithin } from "../subprocess/settles_within.ts";
 import type { ToolDefinition } from "../tool_source.ts";
 import { MAX_TIMER_MS } from "../tool_timeout.ts";
@@ -20,10 +27,16 @@ import {
   LineStdioClientTransport,
   type LineStdioClientTransportOptions,
 } from "./line_stdio_client_transport.ts";
-import { logReplyFault } from "./_upstream_log.ts";
+import { logListenFailure, logNegotiated, logReplyFault } from "./_upstream_log.ts";
 import type { UpstreamCallRelays } from "./upstream_call_relays.ts";
 import { isBrokenPipe } from "../../platform/file_errors.ts";
 import type { ExitStatus } from "../../platform/processes.ts";
+import {
+  MODERN_PROTOCOL,
+  type ProtocolVerdict,
+  type UpstreamProtocol,
+  versionNegotiation,
+} from "./upstream_protocol.ts";
 
 /** How spillway introduces itself to upstream servers. */
 const CLIENT_INFO = { name: "spillway", version: "0.1.0" };
@@ -34,6 +47,9 @@ const CLIENT_INFO = { name: "spillway", version: "0.1.0" };
  * call rather than an I/O error.
  */
 const LOSS_CONFIRMATION_MS = 1_000;
+
+/** What the SDK's client reports of an answer to a `server/discover` probe it gave up on. */
+const LATE_PROBE_ANSWER = /server-discover-probe-\d+/;
 
 /** Where the server is: a process spillway runs, or an endpoint it connects to. */
 export type UpstreamServer =
@@ -60,6 +76,18 @@ export interface LinkEvents {
   toolsChanged(): void;
   /** The server said its prompts or resources changed. */
   catalogChanged(kind: "prompts" | "resources"): void;
+  /** The server said a subscribed resource changed (`notifications/resources/updated`). */
+  resourceUpdated(uri: string): void;
+}
+
+/** Which revision a link speaks, and what `auto` knows of the server already. */
+export interface LinkProtocol {
+  /** `providers.mcp.<name>.protocol`. */
+  readonly protocol: UpstreamProtocol;
+  /** The verdict of `auto`, shared by the server's connections. */
+  readonly verdict: ProtocolVerdict;
+  /** The start-up timeout, in ms: the probe gets part of it. */
+  readonly startupTimeoutMs: number;
 }
 
 /** A transport to one upstream server and the SDK client on it. */
@@ -71,6 +99,9 @@ export class UpstreamLink {
   /** Resolves when the transport closed (the server went away, or we closed it). */
   readonly closed: Promise<void>;
   readonly #transport: LineStdioClientTransport | HttpUpstreamTransport;
+  readonly #protocol: LinkProtocol;
+  /** The `subscriptions/listen` stream a 2026-07-28 server sends its list changes on. */
+  #listening: McpSubscription | undefined;
   #ended = false;
 
   /**
@@ -80,10 +111,15 @@ export class UpstreamLink {
   constructor(
     name: string,
     server: UpstreamServer,
-    options: { readonly relays: UpstreamCallRelays; readonly events: LinkEvents },
+    options: {
+      readonly relays: UpstreamCallRelays;
+      readonly events: LinkEvents;
+      readonly protocol: LinkProtocol;
+    },
   ) {
     this.name = name;
     const { relays, events } = options;
+    this.#protocol = options.protocol;
     this.#transport = server.kind === "http"
       ? new HttpUpstreamTransport({
         url: server.url,
@@ -92,10 +128,24 @@ export class UpstreamLink {
       : new LineStdioClientTransport(server.process);
     const { promise: closed, resolve: markClosed } = Promise.withResolvers<void>();
     this.closed = closed;
-    const client = new Client(CLIENT_INFO, { capabilities: relays.capabilities });
+    const client = new Client(CLIENT_INFO, {
+      capabilities: relays.capabilities,
+      versionNegotiation: versionNegotiation(
+        options.protocol.protocol,
+        options.protocol.startupTimeoutMs,
+      ),
+      // A 2026-07-28 server asks for input in its result (input_required);
+      // passing that on to a client is not built yet: the call fails saying so.
+      inputRequired: { autoFulfill: false },
+    });
     relays.install(client);
     // Malformed replies and transport faults reach the client's handler.
-    client.onerror = (error) => logReplyFault(name, error);
+    client.onerror = (error) => {
+      // A server that answers the era probe after its time limit (a slow
+      // start) was taken for a 2025 one: its late answer is no fault.
+      if (LATE_PROBE_ANSWER.test(error.message)) return;
+      logReplyFault(name, error);
+    };
     client.setNotificationHandler("notifications/tools/list_changed", () => events.toolsChanged());
     client.setNotificationHandler(
       "notifications/prompts/list_changed",
@@ -104,6 +154,10 @@ export class UpstreamLink {
     client.setNotificationHandler(
       "notifications/resources/list_changed",
       () => events.catalogChanged("resources"),
+    );
+    client.setNotificationHandler(
+      "notifications/resources/updated",
+      (notification) => events.resourceUpdated(notification.params.uri),
     );
     this.client = client;
     // Set before connect(): the SDK chains its own handler after ours, so the
@@ -131,11 +185,64 @@ export class UpstreamLink {
   }
 
   /**
-   * The `initialize` handshake. Not cancellable (MCP forbids cancelling it):
-   * a start that takes too long is ended by stopping the transport under it.
+   * The handshake: `initialize` (2025-11-25), or `server/discover`
+   * (2026-07-28), or under `auto` the probe that picks one, unless an
+   * earlier connection's verdict says which. Not cancellable (MCP forbids
+   * cancelling `initialize`): a start that takes too long is ended by
+   * stopping the transport under it. On 2026-07-28, the server's list
+   * changes are then listened for (a failure to is logged, not fatal).
    */
-  initialize(): Promise<void> {
-    return this.client.connect(this.#transport, { timeout: MAX_TIMER_MS });
+  async initialize(): Promise<void> {
+    const { protocol, verdict } = this.#protocol;
+    const prior = protocol === "auto" ? verdict.prior : undefined;
+    try {
+      await this.client.connect(this.#transport, {
+        timeout: MAX_TIMER_MS,
+        ...(prior === undefined ? {} : { prior }),
+      });
+    } catch (error) {
+      // Some 2025 stdio servers exit on any request before `initialize`:
+      // probed in place, such a server is known by its exit.
+      const exitedOnProbe = protocol === "auto" && prior === undefined &&
+        this.#transport.exitStatus !== undefined && !this.#transport.closedByUs;
+      if (exitedOnProbe) verdict.exitedOnProbe();
+      throw error;
+    }
+    if (protocol === "auto") verdict.keep(this.client);
+    logNegotiated(this.name, this.protocolVersion ?? "?", prior !== undefined);
+    if (this.modern) await this.#listen();
+  }
+
+  /** The revision the server speaks on this link (`"2026-07-28"`, `"2025-11-25"`…), once connected. */
+  get protocolVersion(): string | undefined {
+    return this.client.getNegotiatedProtocolVersion();
+  }
+
+  /** Whether the link speaks 2026-07-28 (stateless, per-request envelope). */
+  get modern(): boolean {
+    return this.protocolVersion === MODERN_PROTOCOL;
+  }
+
+  /**
+   * Opens the `subscriptions/listen` stream for the lists the server says
+   * change: a 2026-07-28 server sends `list_changed` only there. Its
+   * notifications reach the handlers installed in the constructor.
+   */
+  async #listen(): Promise<void> {
+    const capabilities = this.capabilities;
+    const filter: SubscriptionFilter = {
+      ...(capabilities.tools?.listChanged ? { toolsListChanged: true as const } : {}),
+      ...(capabilities.prompts?.listChanged ? { promptsListChanged: true as const } : {}),
+      ...(capabilities.resources?.listChanged ? { resourcesListChanged: true as const } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    try {
+      this.#listening = await this.client.listen(filter, {
+        timeout: this.#protocol.startupTimeoutMs,
+      });
+    } catch (error) {
+      logListenFailure(this.name, error);
+    }
   }
 
   /** The server's capabilities from its `initialize` answer. */
@@ -182,6 +289,7 @@ export class UpstreamLink {
 
   /** Closes the client, then stops the server. */
   async close(): Promise<void> {
+    await this.#listening?.close().catch(() => {});
     await this.client.close();
     await this.#transport.close();
   }
