@@ -32,8 +32,14 @@ arguments = ${JSON.stringify([...UPSTREAM_V2_ARGS, ...args])}
 const INPUT_ACROSS_ERAS = "a 2026-07-28 client's input requests are not bridged yet";
 
 /** The same the other way: a 2026-07-28 upstream's input_required, to a 2025 client. */
+/**
+ * The upstream's tools for these 2025 scenarios send their sampling and
+ * elicitation as requests of their own, which its 2026-07-28 connection
+ * (protocol = "auto" picks it) cannot carry; a tool that asks with
+ * `input_required` is bridged (tests/upstream_protocol_test.ts).
+ */
 const UPSTREAM_INPUT_ACROSS_ERAS =
-  "a 2026-07-28 upstream's input_required is not bridged to a 2025 client's requests yet";
+  "the upstream's tool sends requests of its own, which a 2026-07-28 connection cannot carry";
 
 /**
  * Scenarios that pass directly and not through spillway, each with why.

@@ -17,6 +17,7 @@ import type { LogMessage } from "../src/service/tool_call_relay.ts";
 import { textOf } from "./gateway_fixtures.ts";
 import { httpV2, stdioV2 } from "./_upstream_v2.ts";
 import { SCRIPTED_SERVER } from "./_scripted_server.ts";
+import { InquiryFailedError } from "../src/service/upstream/upstream_call_relays.ts";
 
 const never = new AbortController().signal;
 
@@ -163,17 +164,40 @@ Deno.test("a 2026-07-28 upstream's tools/list_changed reaches the source on its 
   }
 });
 
-Deno.test("an input_required answer ends the call with an error result: bridging it is not built yet", async () => {
+Deno.test("a 2026-07-28 upstream's input_required is asked of the call's caller, and the call goes on with the answer", async () => {
   const source = stdioV2(["--protocol", "2026-07-28"], { relayInquiries: true });
   try {
+    const asked: string[] = [];
     const result = await source.call("test_input_required_result_elicitation", {}, {
       signal: never,
-      relay: { request: () => Promise.reject(new Error("not to be asked")) },
+      relay: {
+        request: (caller) => {
+          asked.push(caller.method);
+          return Promise.resolve({ action: "accept", content: { name: "Ada" } });
+        },
+      },
     });
-    assert.equal(result.isError, true);
-    assert.match(
-      textOf(result),
-      /^upstream server mcp\.v2 answered tools\/call `test_input_required_result_elicitation` with input_required .* not supported yet, so the request ended$/,
+    assert.deepEqual(asked, ["elicitation/create"]);
+    assert.equal(result.isError ?? false, false);
+    assert.equal(textOf(result), "Hello, Ada!");
+  } finally {
+    await source.close();
+  }
+});
+
+Deno.test("a 2026-07-28 upstream's input_required that the caller cannot answer fails the inquiry, as a 2025 request would", async () => {
+  const source = stdioV2(["--protocol", "2026-07-28"], { relayInquiries: true });
+  try {
+    await assert.rejects(
+      source.call("test_input_required_result_elicitation", {}, {
+        signal: never,
+        relay: {
+          request: () => Promise.reject(new Error("the client does not support elicitation")),
+        },
+      }),
+      (error) =>
+        error instanceof InquiryFailedError &&
+        /the client does not support elicitation/.test(error.message),
     );
   } finally {
     await source.close();

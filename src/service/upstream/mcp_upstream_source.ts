@@ -287,7 +287,6 @@ export class McpUpstreamSource implements ToolSource {
               method: "tools/call",
               params: { name: tool, arguments: { ...args }, ...(_meta ? { _meta } : {}) },
             },
-            CallToolResultSchema,
             // Our deadline, not the SDK's 60 s default, ends the request.
             { signal, timeout: MAX_TIMER_MS },
           );

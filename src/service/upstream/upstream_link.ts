@@ -134,9 +134,11 @@ export class UpstreamLink {
         options.protocol.protocol,
         options.protocol.startupTimeoutMs,
       ),
-      // A 2026-07-28 server asks for input in its result (input_required);
-      // passing that on to a client is not built yet: the call fails saying so.
-      inputRequired: { autoFulfill: false },
+      // A 2026-07-28 server asks for input in its result (input_required): the
+      // SDK fulfils it through the same sampling and elicitation handlers a
+      // 2025 server's requests reach (`relays.install`), so the call's caller
+      // is asked, and the call goes on with the answers.
+      inputRequired: { autoFulfill: true },
     });
     relays.install(client);
     // Malformed replies and transport faults reach the client's handler.
