@@ -175,14 +175,35 @@ export function malformedFlaw(error: unknown): string | undefined {
   }
   // The SDK rejects a result that fails its schema as an invalid result, saying what is wrong.
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-    return error.message.replace(/^Invalid result for [^:]+: /, "");
+    const flaw = error.message.replace(/^Invalid result for [^:]+: /, "");
+    // Its schema's issues come as their JSON; said in a line each, like ours.
+    const issues = parsedIssues(flaw);
+    return issues === undefined ? flaw : describeIssues(issues);
   }
   // (Before the v2 SDK: the zod error itself.)
   if (typeof error !== "object" || error === null || !("issues" in error)) return undefined;
   const { issues } = error;
   if (!Array.isArray(issues)) return undefined;
-  return describeIssues(issues.map((issue: unknown) => {
+  return describeIssues(asIssues(issues));
+}
+
+/** `text` read as a list of schema issues (`[{ path, message }, …]`), or `undefined`. */
+function parsedIssues(
+  text: string,
+): { path: readonly PropertyKey[]; message: string }[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(value) && value.length > 0 ? asIssues(value) : undefined;
+}
+
+/** Schema issues as `describeIssues` takes them, whatever their other fields. */
+function asIssues(issues: readonly unknown[]): { path: readonly PropertyKey[]; message: string }[] {
+  return issues.map((issue) => {
     const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
     return { path: Array.isArray(path) ? path : [], message: String(message) };
-  }));
+  });
 }
