@@ -69,6 +69,7 @@ export type {
   CompactionEvent,
   RecordedBlock,
   RecordedPayload,
+  SessionStartEvent,
   StreamEvent,
   ToolCallRequestEvent,
   ToolCallResponseEvent,

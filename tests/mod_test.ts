@@ -118,6 +118,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "RunMode",
     "Runtime",
     "RuntimeOptions",
+    "SessionStartEvent",
     "SizeThreshold",
     "SpilledOutput",
     "SpillwayConfig",

@@ -113,6 +113,8 @@ export function createSessionServer(options: SessionServerOptions): Server {
       caller: options.session,
       // Without a token the client wants no progress: the upstream gets none to send.
       ...(token === undefined ? {} : { progress: (update) => progress.send(update) }),
+      // The least severe level it wants, asked of a 2026-07-28 upstream (which sends only that).
+      ...(callLevel === undefined ? {} : { logLevel: callLevel }),
       log: (message) => {
         // A 2026-07-28 request without a log level wants none.
         if (envelope !== undefined && callLevel === undefined) return;
