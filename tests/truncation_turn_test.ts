@@ -96,8 +96,8 @@ truncation = "head_tail"
     // Both were cut by the ceiling, to one share, and the notices say so (in the order the
     // two processes finished: either).
     assert.deepEqual(notices.map((n) => [n.callId, n.cause]).sort(), [
-      ["call_tests", "batch ceiling"],
       ["call_report", "batch ceiling"],
+      ["call_tests", "batch ceiling"],
     ]);
     const share = notices[0]!.capBytes;
     assert.equal(notices[1]!.capBytes, share);
