@@ -2,6 +2,9 @@
  * Bundles the test suites that run on Node (tests/node/suites.ts) into one
  * ES module and its chunks in OUTDIR, for `node OUTDIR/suites.js`:
  * `deno run --allow-read --allow-write --allow-run --allow-env scripts/build_node_tests.ts OUTDIR`.
+ * Use a folder directly in the checkout (`.ci/run`: `.node-tests`): tests
+ * that find the repository from their own file (`import.meta.url`) then
+ * find it from the bundle too.
  *
  * @module
  */

@@ -6,8 +6,11 @@
  * `deno task test` runs the same files on Deno.
  *
  * Not here, and why: the conversation lock's tests (Node has no advisory
- * file locks: docs/package.md), and suites that need an upstream MCP server
- * or a gateway (their Deno-only transports are outside the platform seam).
+ * file locks: docs/package.md); tests/local_tool_source_test.ts, whose
+ * process probe (a FIFO the tools write their pids into) hangs under Node
+ * for a reason not found yet (local tools on Node: tests/package_tools_node_test.ts);
+ * suites that find their fixtures next to their own file (`import.meta.url`
+ * moves when bundled) or drive the gateway (a Deno program).
  *
  * @module
  */
@@ -36,6 +39,5 @@ import "../../src/blobs/blob_owners_test.ts";
 import "../../src/blobs/file_blob_store_test.ts";
 import "../../src/blobs/search_blob_test.ts";
 import "../../src/runtime/create_runtime_test.ts";
-// tests/local_tool_source_test.ts: see above.
 import "../truncation_turn_test.ts";
 import "../turn_loop_test.ts";

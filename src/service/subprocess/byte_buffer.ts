@@ -79,7 +79,7 @@ export class ByteBuffer {
   /** Frees the memory now (views from `bytes()` become empty) and empties the buffer. */
   release(): void {
     // Detaching frees the backing store at once; the GC would take its time.
-    this.#buffer?.transferToFixedLength(0);
+    if (this.#buffer !== undefined) transferBuffer(this.#buffer, 0);
     this.#buffer = undefined;
     this.#length = 0;
   }
@@ -97,12 +97,26 @@ function grow(buffer: ArrayBuffer | undefined, needed: number): ArrayBuffer {
     const reserved = reserve(capacity);
     if (reserved !== undefined) {
       new Uint8Array(reserved).set(new Uint8Array(buffer));
-      buffer.transferToFixedLength(0);
+      transferBuffer(buffer, 0);
       return reserved;
     }
   }
   // Moves the bytes into a larger plain buffer and frees the old one at once.
-  return buffer.transferToFixedLength(capacity);
+  return transferBuffer(buffer, capacity);
+}
+
+/**
+ * `buffer.transferToFixedLength(length)`: its bytes in a buffer of
+ * `length`, `buffer` detached (its memory freed now). Node 20 lacks the
+ * method: there the bytes are copied and the GC frees the old buffer.
+ */
+function transferBuffer(buffer: ArrayBuffer, length: number): ArrayBuffer {
+  if (typeof buffer.transferToFixedLength === "function") {
+    return buffer.transferToFixedLength(length);
+  }
+  const moved = new ArrayBuffer(length);
+  new Uint8Array(moved).set(new Uint8Array(buffer, 0, Math.min(length, buffer.byteLength)));
+  return moved;
 }
 
 /** A resizable buffer of `capacity` bytes that can grow in place, if address space allows. */
