@@ -22,7 +22,9 @@
  * conversation of its own (the `Spillway-Conversation` header), the others
  * 2025 sessions as before; latencies are printed for all and for each era.
  * `--serve-v8-flags FLAGS` starts the gateway with `DENO_V8_FLAGS=FLAGS`
- * (e.g. `--max-old-space-size=96`), this process without.
+ * (e.g. `--max-old-space-size=96`), this process without. `--baseline DIR`
+ * (with `--load-only`, 2025 clients only) loads another tree's gateway
+ * (tests/bench/_baseline_serve.ts) with this tree's clients.
  * The run fails (exit 1) when a count that must be zero is not, or a phase
  * passes its time bound.
  *
@@ -35,6 +37,7 @@ import { abandonSessions, openFiles, rssMb, until } from "../_abandoned_sessions
 import { join } from "../_paths.ts";
 import { procStatusBytes } from "../_raw_http.ts";
 import { spawnHttpServe } from "../gateway_fixtures.ts";
+import { spawnBaselineServe } from "./_baseline_serve.ts";
 
 const CLIENTS = 50;
 const CALLS = 20;
@@ -91,6 +94,7 @@ const { values: options } = parseArgs({
     "load-only": { type: "boolean", default: false },
     modern: { type: "string", default: "0" },
     "serve-v8-flags": { type: "string" },
+    baseline: { type: "string" },
   },
 });
 const loadOnly = options["load-only"];
@@ -118,7 +122,16 @@ async function fileKinds(pid: number): Promise<Record<string, number>> {
   return kinds;
 }
 
-await using serve = await spawnHttpServe(
+const baseline = options.baseline;
+if (baseline !== undefined && (!loadOnly || MODERN > 0)) {
+  throw new Error(
+    "--baseline: with --load-only and 2025 clients only (a baseline tree may not serve 2026-07-28)",
+  );
+}
+const spawnServe: typeof spawnHttpServe = baseline === undefined
+  ? spawnHttpServe
+  : (flags, o) => spawnBaselineServe(baseline, flags, o);
+await using serve = await spawnServe(
   loadOnly ? [] : [
     "-v",
     "--cfg",
