@@ -8,7 +8,9 @@
  *    threshold cuts). Printed: latency p50/p99, calls/s, the gateway's peak
  *    RSS and open files, and recorded ≠ delivered: every delivered text is
  *    compared with the response recorded for it (must be 0, as must the
- *    calls missing from the record and the failed calls).
+ *    calls missing from the record and the failed calls), and the gateway's
+ *    CPU time per call (its process alone; the upstream is another), which
+ *    a loaded machine distorts far less than latency.
  * 2. 1,000 sessions that each make one call and are abandoned: the
  *    gateway's RSS and open files before, once they are open, once their
  *    streams are released (the linger), and after `session_idle_timeout`
@@ -165,6 +167,12 @@ const sampler = setInterval(() => {
     peakFiles = Math.max(peakFiles, files.count);
   }).catch(() => {});
 }, 100);
+/** User + system CPU time of `pid` so far, in ms (the kernel counts in 10 ms ticks). */
+const cpuMs = (pid: number) => {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const cpuBefore = cpuMs(pid);
 const latencies: number[] = [];
 const byEra = { "2026-07-28": [] as number[], "2025-11-25": [] as number[] };
 const delivered = new Map<string, string>();
@@ -211,6 +219,7 @@ await bounded(
   "50 clients × 20 calls",
 );
 const seconds = (performance.now() - started) / 1000;
+const gatewayCpuMs = cpuMs(pid) - cpuBefore;
 clearInterval(sampler);
 const peakRss = (await procStatusBytes(pid, "VmHWM")) / (1024 * 1024);
 const recorded = await recordedResponses(serve.workspace);
@@ -231,7 +240,9 @@ console.log(
     } MB before, peak ${
       peakRss.toFixed(0)
     } MB; open files ${before.files} before, peak ${peakFiles}; ` +
-    `recorded ≠ delivered ${differ}, delivered but not recorded ${missing}, failed ${failed}`,
+    `recorded ≠ delivered ${differ}, delivered but not recorded ${missing}, failed ${failed}; ` +
+    `the gateway's CPU ${(gatewayCpuMs / latencies.length).toFixed(2)} ms per call ` +
+    `(${(gatewayCpuMs / 1000 / seconds).toFixed(2)} cores)`,
 );
 if (MODERN > 0) {
   for (const [era, figures] of Object.entries(byEra)) {
