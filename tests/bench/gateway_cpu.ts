@@ -9,7 +9,7 @@
  * upstream.
  *
  *     deno run --allow-all tests/bench/gateway_cpu.ts [--via direct|relay|durable|gateway|mcp-proxy]
- *       [--calls N] [--batch N] [--http] [--cpu-prof DIR]
+ *       [--calls N] [--batch N] [--http] [--modern] [--cpu-prof DIR]
  *
  * - `--via direct` (default): the client calls the upstream itself;
  * - `relay`: through the bare relay (tests/fixtures/gateway/bare_relay.ts),
@@ -30,6 +30,13 @@
  * `--http` (direct or gateway only): the client calls over Streamable
  * HTTP: the upstream's own HTTP server (`--http 0`), or `spillway serve
  * --http` (in front of the upstream over stdio, as always).
+ *
+ * `--modern` (with `--http`): the client is a v2 client pinned to MCP
+ * 2026-07-28 (no session; each call its own POST with the `_meta`
+ * envelope); `--via direct` then calls tests/fixtures/gateway/big_v2_upstream.ts
+ * (the conformance upstream speaks 2025 only); the gateway and mcp-proxy
+ * stay in front of the conformance upstream, so only their front's era
+ * differs from a run without `--modern`.
  *
  * `--cpu-prof DIR` has the relay or the gateway write a V8 CPU profile
  * (`.cpuprofile`, for Chrome's DevTools) into DIR when it exits.
@@ -63,6 +70,7 @@ const { values } = parseArgs({
     batch: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
     http: { type: "boolean", default: false },
+    modern: { type: "boolean", default: false },
   },
 });
 const via = values.via;
@@ -78,7 +86,7 @@ if (
   calls < 1
 ) {
   throw new Error(
-    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway|mcp-proxy] [--calls N] [--batch N] [--http] [--cpu-prof DIR]",
+    "usage: gateway_cpu.ts [--via direct|relay|durable|gateway|mcp-proxy] [--calls N] [--batch N] [--http] [--modern] [--cpu-prof DIR]",
   );
 }
 
@@ -96,7 +104,12 @@ const args = via === "direct" ? UPSTREAM_ARGS : via === "relay" || via === "dura
     ...["run", "-A", "--quiet", ...profiled, CLI, "serve", "--stdio", "--quiet"],
     ...["--workspace", `${dir}/workspace`, "--config", `${dir}/config.toml`],
   ];
-const client = new Client({ name: "gateway-cpu", version: "0" });
+if (values.modern && !values.http) throw new Error("--modern: over --http only");
+const client = new Client(
+  { name: "gateway-cpu", version: "0" },
+  values.modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+);
+const BIG_V2 = new URL("../fixtures/gateway/big_v2_upstream.ts", import.meta.url).pathname;
 /** The process the client talks to: its stdio child, or the HTTP server started for it. */
 let serverPid: number;
 let server: Deno.ChildProcess | undefined;
@@ -120,7 +133,9 @@ if (via === "mcp-proxy") {
     throw new Error("--http: --via direct, gateway or mcp-proxy");
   }
   const httpArgs = via === "direct"
-    ? [...UPSTREAM_ARGS, "--http", "0"]
+    ? values.modern
+      ? ["run", "--quiet", "--allow-net=127.0.0.1", BIG_V2, "--http", "0"]
+      : [...UPSTREAM_ARGS, "--http", "0"]
     : [...args.filter((arg) => arg !== "--stdio"), "--http", "127.0.0.1:0", "--no-auth"];
   const started = await spawnListening(
     httpArgs,
@@ -181,6 +196,7 @@ const perCall = (i: number) => Number((((after[i] ?? 0) - (before[i] ?? 0)) / ca
 console.log(JSON.stringify({
   via,
   transport: values.http ? "http" : "stdio",
+  protocol: client.getNegotiatedProtocolVersion(),
   calls,
   batch,
   latencyMs: Number(latencyMs.toFixed(3)),

@@ -8,26 +8,38 @@
  *    threshold cuts). Printed: latency p50/p99, calls/s, the gateway's peak
  *    RSS and open files, and recorded ≠ delivered: every delivered text is
  *    compared with the response recorded for it (must be 0, as must the
- *    calls missing from the record and the failed calls).
+ *    calls missing from the record and the failed calls), and the gateway's
+ *    CPU time per call (its process alone; the upstream is another), which
+ *    a loaded machine distorts far less than latency.
  * 2. 1,000 sessions that each make one call and are abandoned: the
  *    gateway's RSS and open files before, once they are open, once their
  *    streams are released (the linger), and after `session_idle_timeout`
  *    (5 s here) closed them all.
  *
- * Run: `deno run -A tests/bench/serve_load.ts [--load-only]` (Linux: it
- * reads `/proc`); `--load-only` runs the first part alone, with no
- * `[serve]` setting of its own (to run it on a tree without them).
+ * Run: `deno run -A tests/bench/serve_load.ts [--load-only] [--modern N]
+ * [--serve-v8-flags FLAGS]` (Linux: it reads `/proc`); `--load-only` runs
+ * the first part alone, with no `[serve]` setting of its own (to run it on
+ * a tree without them). `--modern N`: N of the 50 clients are v2 clients
+ * pinned to MCP 2026-07-28 (no session: each call its own POST), each in a
+ * conversation of its own (the `Spillway-Conversation` header), the others
+ * 2025 sessions as before; latencies are printed for all and for each era.
+ * `--serve-v8-flags FLAGS` starts the gateway with `DENO_V8_FLAGS=FLAGS`
+ * (e.g. `--max-old-space-size=96`), this process without. `--baseline DIR`
+ * (with `--load-only`, 2025 clients only) loads another tree's gateway
+ * (tests/bench/_baseline_serve.ts) with this tree's clients.
  * The run fails (exit 1) when a count that must be zero is not, or a phase
  * passes its time bound.
  *
  * @module
  */
 
+import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "../../src/service/sdk.ts";
 import { abandonSessions, openFiles, rssMb, until } from "../_abandoned_sessions.ts";
 import { join } from "../_paths.ts";
 import { procStatusBytes } from "../_raw_http.ts";
 import { spawnHttpServe } from "../gateway_fixtures.ts";
+import { spawnBaselineServe } from "./_baseline_serve.ts";
 
 const CLIENTS = 50;
 const CALLS = 20;
@@ -78,7 +90,25 @@ async function recordedResponses(workspace: string): Promise<Map<string, string>
   return recorded;
 }
 
-const loadOnly = Deno.args.includes("--load-only");
+const { values: options } = parseArgs({
+  args: Deno.args,
+  options: {
+    "load-only": { type: "boolean", default: false },
+    modern: { type: "string", default: "0" },
+    "serve-v8-flags": { type: "string" },
+    baseline: { type: "string" },
+  },
+});
+const loadOnly = options["load-only"];
+/** How many of the clients speak 2026-07-28 (the odd-numbered first, then the even). */
+const MODERN = Number(options.modern);
+if (!Number.isInteger(MODERN) || MODERN < 0 || MODERN > CLIENTS) {
+  throw new RangeError(`--modern ${JSON.stringify(options.modern)}: use 0 to ${CLIENTS}`);
+}
+/** Whether client `i` is one of the `MODERN` 2026-07-28 clients. */
+const isModern = (i: number) =>
+  i % 2 === 1 ? (i - 1) / 2 < MODERN : Math.floor(CLIENTS / 2) + i / 2 < MODERN;
+const serveV8Flags = options["serve-v8-flags"];
 /** The open files of `pid` by kind: `socket`, `pipe`, `anon_inode`, or `file`. */
 async function fileKinds(pid: number): Promise<Record<string, number>> {
   const { stdout } = await new Deno.Command("find", {
@@ -94,7 +124,16 @@ async function fileKinds(pid: number): Promise<Record<string, number>> {
   return kinds;
 }
 
-await using serve = await spawnHttpServe(
+const baseline = options.baseline;
+if (baseline !== undefined && (!loadOnly || MODERN > 0)) {
+  throw new Error(
+    "--baseline: with --load-only and 2025 clients only (a baseline tree may not serve 2026-07-28)",
+  );
+}
+const spawnServe: typeof spawnHttpServe = baseline === undefined
+  ? spawnHttpServe
+  : (flags, o) => spawnBaselineServe(baseline, flags, o);
+await using serve = await spawnServe(
   loadOnly ? [] : [
     "-v",
     "--cfg",
@@ -108,7 +147,10 @@ type = "stdio"
 command = ${JSON.stringify(Deno.execPath())}
 arguments = ["run", "--quiet", "--allow-env", ${JSON.stringify(ECHO)}]
 `,
-    env: { SPILLWAY_SERVE_TOKEN: TOKEN },
+    env: {
+      SPILLWAY_SERVE_TOKEN: TOKEN,
+      ...(serveV8Flags === undefined ? {} : { DENO_V8_FLAGS: serveV8Flags }),
+    },
   },
 );
 const url = serve.url as URL;
@@ -125,18 +167,32 @@ const sampler = setInterval(() => {
     peakFiles = Math.max(peakFiles, files.count);
   }).catch(() => {});
 }, 100);
+/** User + system CPU time of `pid` so far, in ms (the kernel counts in 10 ms ticks). */
+const cpuMs = (pid: number) => {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const cpuBefore = cpuMs(pid);
 const latencies: number[] = [];
+const byEra = { "2026-07-28": [] as number[], "2025-11-25": [] as number[] };
 const delivered = new Map<string, string>();
 let failed = 0;
 const started = performance.now();
 await bounded(
   Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
-    const client = new Client({ name: `load-${i}`, version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-      }),
+    const modern = isModern(i);
+    const client = new Client(
+      { name: `load-${i}`, version: "1.0.0" },
+      modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
     );
+    const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
+    // A 2026-07-28 client has no session: its own header keeps its calls its own conversation.
+    if (modern) headers["spillway-conversation"] = `load-${i}`;
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    const era = client.getNegotiatedProtocolVersion() === "2026-07-28"
+      ? "2026-07-28"
+      : "2025-11-25";
+    if ((era === "2026-07-28") !== modern) throw new Error(`client ${i} speaks ${era}`);
     try {
       for (let j = 0; j < CALLS; j++) {
         const args = argumentsOf(i, j);
@@ -146,6 +202,7 @@ await bounded(
             timeout: 60_000,
           });
           latencies.push(performance.now() - t0);
+          byEra[era].push(performance.now() - t0);
           const text = (result.content as { type: string; text?: string }[])
             .flatMap((block) => block.type === "text" ? [block.text ?? ""] : []).join("\n");
           delivered.set(`c${i}-${j}:`, text);
@@ -162,6 +219,7 @@ await bounded(
   "50 clients × 20 calls",
 );
 const seconds = (performance.now() - started) / 1000;
+const gatewayCpuMs = cpuMs(pid) - cpuBefore;
 clearInterval(sampler);
 const peakRss = (await procStatusBytes(pid, "VmHWM")) / (1024 * 1024);
 const recorded = await recordedResponses(serve.workspace);
@@ -182,8 +240,22 @@ console.log(
     } MB before, peak ${
       peakRss.toFixed(0)
     } MB; open files ${before.files} before, peak ${peakFiles}; ` +
-    `recorded ≠ delivered ${differ}, delivered but not recorded ${missing}, failed ${failed}`,
+    `recorded ≠ delivered ${differ}, delivered but not recorded ${missing}, failed ${failed}; ` +
+    `the gateway's CPU ${(gatewayCpuMs / latencies.length).toFixed(2)} ms per call ` +
+    `(${(gatewayCpuMs / 1000 / seconds).toFixed(2)} cores)`,
 );
+if (MODERN > 0) {
+  for (const [era, figures] of Object.entries(byEra)) {
+    const ordered = figures.toSorted((a, b) => a - b);
+    console.log(
+      `  ${era}: ${figures.length} calls, p50 ${percentile(ordered, 0.5).toFixed(0)} ms, p99 ${
+        percentile(ordered, 0.99).toFixed(0)
+      } ms`,
+    );
+  }
+}
+const loadAfter = await Deno.readTextFile("/proc/loadavg").then((t) => t.split(" ").slice(0, 3));
+console.log(`load average after the load: ${loadAfter.join(" ")}`);
 if (differ + missing + failed > 0 || latencies.length !== CLIENTS * CALLS) {
   problems.push(`load: ${differ} differ, ${missing} missing, ${failed} failed`);
 }
@@ -198,7 +270,15 @@ if (loadOnly) {
 // 2. 1,000 sessions opened, a call each, abandoned.
 const closedLine = /session "?[0-9a-f-]{36}"? closed: no request for "?5s"?/;
 const closedSoFar = () => serve.stderr.text.split("\n").filter((l) => closedLine.test(l)).length;
-// The load's own sessions were ended by their clients; let any idle one go first.
+// The load's own 2025 sessions were ended by their clients; its 2026-07-28
+// conversations end by their idle timeout: wait for them, so their closing
+// is not counted as the abandoned sessions'.
+await until(
+  () => Promise.resolve(closedSoFar()),
+  (count) => count >= MODERN,
+  60_000,
+  "the load's 2026-07-28 conversations closed",
+);
 const idle = { rss: await rssMb(pid), files: await openFiles(pid, serve.workspace) };
 const closedBefore = closedSoFar();
 const ids = await bounded(
