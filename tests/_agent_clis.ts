@@ -102,12 +102,16 @@ export interface SpillwayInFront {
  * Writes `dir/config.toml` (the upstream as `providers.mcp.logs`, then
  * `extra`) and says how to start spillway with it, recording under `dir/ws`.
  */
-export async function spillwayInFront(dir: string, extra = ""): Promise<SpillwayInFront> {
+export async function spillwayInFront(
+  dir: string,
+  extra = "",
+  upstream: readonly string[] = LOG_UPSTREAM,
+): Promise<SpillwayInFront> {
   const config = join(dir, "config.toml");
   await Deno.writeTextFile(
     config,
     `[providers.mcp.logs]\ntype = "stdio"\ncommand = ${JSON.stringify(Deno.execPath())}\n` +
-      `arguments = ${JSON.stringify(LOG_UPSTREAM)}\n${extra}`,
+      `arguments = ${JSON.stringify(upstream)}\n${extra}`,
   );
   const workspace = join(dir, "ws");
   return {

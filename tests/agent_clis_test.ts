@@ -38,10 +38,10 @@ const REQUIRED = Deno.env.get("SPILLWAY_REQUIRE_AGENT_CLIS") === "1";
 const SOURCE_BYTES = 5_000_000;
 
 /** One run of `cli` through spillway configured with `extra`; what was recorded and received. */
-async function throughSpillway(cli: AgentCliName, extra = "") {
+async function throughSpillway(cli: AgentCliName, extra = "", upstream = LOG_UPSTREAM) {
   const dir = await Deno.makeTempDir({ prefix: `spillway-${cli}-test-` });
   try {
-    const spillway = await spillwayInFront(dir, extra);
+    const spillway = await spillwayInFront(dir, extra, upstream);
     const run = await runAgentCli(cli, {
       server: spillway.server,
       tool: "big_log",
@@ -129,5 +129,26 @@ await cliTest(
     assert.ok(text.endsWith("\n... [truncated, 4.7 MB → 256.0 KB]"), text.slice(-80));
     assert.ok(run.received !== undefined, `the model got no tool result\n${run.output}`);
     assert.ok(passedWhole("claude-code", run.received, text), run.received[0]?.slice(0, 300));
+  },
+);
+
+await cliTest(
+  "gemini-cli",
+  "gemini-cli (MCP 2025 only) through spillway to an upstream that serves only 2026-07-28: the model reads exactly what was recorded",
+  async () => {
+    const own = KNOWN_CLIENTS.find((client) => client.name === ANNOUNCED_NAMES["gemini-cli"]);
+    assert.ok(own !== undefined);
+    const { recorded, received, protocol } = await throughSpillway(
+      "gemini-cli",
+      "",
+      [...LOG_UPSTREAM, "--modern-only"],
+    );
+    assert.match(protocol ?? "", /^2025-/);
+    const limit = Math.min(own.bytes, 262_144);
+    assert.equal(new TextEncoder().encode(recorded).length, limit);
+    assert.ok(
+      recorded.endsWith(`\n... [truncated, 4.7 MB → ${ByteSize.fromBytes(limit).human()}]`),
+    );
+    assert.ok(passedWhole("gemini-cli", received, recorded), received[0]?.slice(0, 300));
   },
 );
