@@ -42,9 +42,12 @@ export interface HttpUpstream extends AsyncDisposable {
 }
 
 /** Starts the v2 conformance upstream over HTTP with `args` (e.g. `["--protocol", "2026-07-28"]`). */
-export async function startUpstreamV2(args: readonly string[] = []): Promise<HttpUpstream> {
+export async function startUpstreamV2(
+  args: readonly string[] = [],
+  run: readonly string[] = UPSTREAM_V2_ARGS,
+): Promise<HttpUpstream> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [...UPSTREAM_V2_ARGS, "--http", "0", ...args],
+    args: [...run, "--http", "0", ...args],
     stdin: "null",
     stdout: "piped",
     stderr: "null",

@@ -9,8 +9,7 @@ import {
   McpUpstreamSource,
   type McpUpstreamSourceOptions,
 } from "../src/service/upstream/mcp_upstream_source.ts";
-import { UPSTREAM_V2 } from "./_conformance.ts";
-import { StreamLines } from "./gateway_fixtures.ts";
+import { startUpstreamV2, UPSTREAM_V2 } from "./_conformance.ts";
 
 /** Deno's arguments running the v2 upstream with every permission (its `--log` and `spillway_wait` write files). */
 export const V2_ARGS: readonly string[] = ["run", "--quiet", "-A", UPSTREAM_V2];
@@ -29,27 +28,10 @@ export function stdioV2(
   });
 }
 
-/** The v2 upstream over HTTP with `serverArgs`; disposing it stops it. */
+/** The v2 upstream over HTTP with `serverArgs`, every permission given; disposing it stops it. */
 export async function httpV2(
   serverArgs: readonly string[],
 ): Promise<{ readonly url: string } & AsyncDisposable> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...V2_ARGS, "--http", "0", ...serverArgs],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = new StreamLines(child.stdout);
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await child.status;
-    await lines.ended;
-  };
-  try {
-    const [, port] = await lines.waitFor(/^listening on (\d+)$/) as [string, string];
-    return { url: `http://127.0.0.1:${port}/mcp`, [Symbol.asyncDispose]: stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const upstream = await startUpstreamV2(serverArgs, V2_ARGS);
+  return { url: upstream.url.href, [Symbol.asyncDispose]: () => upstream[Symbol.asyncDispose]() };
 }

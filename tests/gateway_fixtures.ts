@@ -241,22 +241,31 @@ export const CLI = new URL("../src/cli.ts", import.meta.url).pathname;
 /**
  * Starts `deno run src/cli.ts serve --http 127.0.0.1:0 <flags>` in front of
  * the conformance upstream (config `upstreamConfig(extra)`), and waits for
- * it to listen. Disposing sends SIGTERM and waits for the exit.
+ * it to listen. Disposing sends SIGTERM and waits for the exit. With
+ * `options.tree`, another checkout's CLI runs, with that tree's deno.json
+ * (a bench's baseline).
  */
 export async function spawnHttpServe(
   flags: readonly string[],
-  options: { readonly config?: string; readonly env?: Record<string, string> } = {},
+  options: {
+    readonly config?: string;
+    readonly env?: Record<string, string>;
+    readonly tree?: string;
+  } = {},
 ): Promise<ServeProcess> {
   const dir = await Deno.makeTempDir({ prefix: "spillway-serve-" });
   const config = join(dir, "config.toml");
   await Deno.writeTextFile(config, options.config ?? upstreamConfig());
   const workspace = join(dir, "ws");
+  const cli = options.tree === undefined
+    ? [CLI]
+    : ["--config", join(options.tree, "deno.json"), join(options.tree, "src/cli.ts")];
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
       "--quiet",
-      CLI,
+      ...cli,
       "serve",
       "--http",
       "127.0.0.1:0",

@@ -16,6 +16,7 @@
 
 import { join } from "node:path";
 import { freePort } from "../_free_port.ts";
+import { INITIALIZE_REQUEST } from "../gateway_fixtures.ts";
 
 const SUPERGATEWAY = "supergateway@4.0.0";
 const [tarball] = Deno.args;
@@ -40,16 +41,6 @@ for await (const line of rl) {
   process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\\n");
 }
 `;
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "b", version: "1" },
-  },
-};
 
 const root = await Deno.makeTempDir({ prefix: "spillway-package-start-" });
 try {
@@ -135,7 +126,7 @@ async function spillwayToolsList(dir: string): Promise<number> {
   const writer = child.stdin.getWriter();
   const send = (message: object) =>
     writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
-  await send(INITIALIZE);
+  await send(INITIALIZE_REQUEST);
   await send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
   let text = "";
@@ -178,7 +169,11 @@ async function supergatewayToolsList(dir: string, server: string): Promise<numbe
   };
   for (;;) {
     try {
-      const init = await fetch(url, { method: "POST", headers, body: JSON.stringify(INITIALIZE) });
+      const init = await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(INITIALIZE_REQUEST),
+      });
       await init.body?.cancel();
       const session = init.headers.get("mcp-session-id");
       const list = await fetch(url, {
