@@ -111,6 +111,7 @@ startup_timeout = 2.5
       environment: { GITHUB_TOKEN: "t" },
       passEnv: ["GH_*"],
       startupTimeoutMs: 30_000,
+      protocol: "auto",
       origins: {
         type: "full.toml",
         command: "full.toml",
@@ -125,6 +126,7 @@ startup_timeout = 2.5
       url: "https://example.test/mcp",
       headers: {},
       startupTimeoutMs: 2500,
+      protocol: "auto",
       origins: { type: "full.toml", url: "full.toml", startup_timeout: "full.toml" },
     },
   ]);
@@ -210,7 +212,7 @@ cwd = "/"
       "c.toml:4: unknown key conversation.history (expected one of: tools)",
       "c.toml:6: unknown key conversation.tools.x.style.colour (expected one of: inline_results, results_file_link)",
       "c.toml:7: unknown key providers.lsp (expected one of: mcp, llm)",
-      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, pass_env, url, headers, startup_timeout)",
+      "c.toml:11: unknown key providers.mcp.s.cwd (expected one of: type, command, arguments, environment, pass_env, url, headers, startup_timeout, protocol)",
     ],
   );
 });
