@@ -23,6 +23,7 @@ const ENTRIES: readonly string[] = [
   // The framework adapters (package subpaths); they import their framework's types only.
   "src/adapters/ai_sdk.ts",
   "src/adapters/openai_agents.ts",
+  "src/adapters/langchain.ts",
 ];
 
 const modules = await bundleForNode(ROOT, ENTRIES, new URL("dist/", ROOT));

@@ -205,6 +205,7 @@ Deno.test("deno.json exports the public API, the doubles and the framework adapt
     "./testing": "./src/testing/mod.ts",
     "./ai-sdk": "./src/adapters/ai_sdk.ts",
     "./openai-agents": "./src/adapters/openai_agents.ts",
+    "./langchain": "./src/adapters/langchain.ts",
   });
 });
 

@@ -22,6 +22,10 @@ const VERSIONS: Record<string, string> = {
   "ai": "7.0.185",
   "@ai-sdk/openai": "4.0.126",
   "@openai/agents": "0.20.0",
+  "langchain": "1.5.14",
+  "@langchain/openai": "1.6.0",
+  "@langchain/core": "1.4.0",
+  "zod": "4.6.7",
 };
 
 Deno.test({
@@ -31,9 +35,9 @@ Deno.test({
   fn: async () => {
     const installed = await installPackage();
     try {
-      for (const example of ["ai-sdk", "openai-agents"]) {
+      for (const example of ["ai-sdk", "openai-agents", "langchain"]) {
         const source = await Deno.readTextFile(join(ROOT, "examples", "embed", `${example}.mjs`));
-        const requires = /^\/\/ requires: (.+)$/m.exec(source.split("\n")[0]!)?.[1]!.split(" ");
+        const requires = /^\/\/ requires: (.+)$/m.exec(source.split("\n")[0]!)?.[1]?.split(" ");
         assert.ok(requires !== undefined, `${example}.mjs names what it requires`);
         const npm = await new Deno.Command(join(installed.env.PATH!, "npm"), {
           args: [

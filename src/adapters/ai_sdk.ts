@@ -7,7 +7,7 @@
  * replaced by their recorded texts again on every later call, so what the
  * model is sent stays what was recorded. Imports the AI SDK's types only.
  *
- * ```js
+ * ```js ignore
  * import { generateText, wrapLanguageModel } from "ai";
  * import { spillwayMiddleware } from "spillway/ai-sdk";
  * const model = wrapLanguageModel({ model: openai("gpt-5"), middleware: await spillwayMiddleware() });

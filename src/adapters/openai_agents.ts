@@ -7,7 +7,7 @@
  * call, never the step: the 2 MiB ceiling holds per call here, not over a
  * step's calls (docs/adapters.md). Imports the SDK's types only.
  *
- * ```js
+ * ```js ignore
  * import { Agent, tool } from "@openai/agents";
  * import { spillwayGuardrail } from "spillway/openai-agents";
  * const guardrail = await spillwayGuardrail();

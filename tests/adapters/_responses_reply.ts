@@ -15,8 +15,12 @@ export interface ReplyCall {
   readonly arguments: Record<string, unknown>;
 }
 
+/** Answers so far: each gets ids of its own (LangChain merges messages of one id). */
+let answers = 0;
+
 /** A non-streamed `POST /v1/responses` answer: tool calls, else the text. */
 export function responsesReply(answer: { text?: string; calls?: readonly ReplyCall[] }): FakeReply {
+  const n = ++answers;
   const output = answer.calls?.length
     ? answer.calls.map((call) => ({
       type: "function_call",
@@ -28,7 +32,7 @@ export function responsesReply(answer: { text?: string; calls?: readonly ReplyCa
     }))
     : [{
       type: "message",
-      id: "msg_1",
+      id: `msg_${n}`,
       role: "assistant",
       status: "completed",
       content: [{ type: "output_text", text: answer.text ?? "done", annotations: [] }],
@@ -36,7 +40,7 @@ export function responsesReply(answer: { text?: string; calls?: readonly ReplyCa
   return {
     status: 200,
     body: {
-      id: "resp_1",
+      id: `resp_${n}`,
       object: "response",
       created_at: 1_765_000_000,
       status: "completed",

@@ -15,7 +15,7 @@ import { responsesReply, sentOutputs } from "./_responses_reply.ts";
 
 const ROOT = join(import.meta.dirname!, "..", "..");
 
-for (const example of ["ai-sdk", "openai-agents"]) {
+for (const example of ["ai-sdk", "openai-agents", "langchain"]) {
   Deno.test(`examples/embed/${example}.mjs prints the notice and sends the model the recorded cut`, async () => {
     const workspace = await Deno.makeTempDir();
     const server = FakeModelServer.start([
