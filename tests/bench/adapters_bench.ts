@@ -1,6 +1,6 @@
 /**
  * The framework adapters (docs/adapters.md): what a 5 MB tool result costs
- * inside each framework with spillway (cut to 256 KB, the whole output
+ * inside each framework (AI SDK, OpenAI Agents, LangChain.js) with spillway (cut to 256 KB, the whole output
  * spilled, the step recorded and fsynced) against the same step of the
  * same framework without it (the baseline: the 5 MB sent whole). Each
  * iteration is one tool round against the loopback fake model: a call,
@@ -10,6 +10,9 @@
  */
 
 import { createOpenAI } from "@ai-sdk/openai";
+import { ChatOpenAI } from "@langchain/openai";
+import { createAgent, tool as langchainTool } from "langchain";
+import { z } from "zod";
 import {
   Agent,
   OpenAIProvider,
@@ -27,6 +30,7 @@ import {
 } from "ai";
 import { spillwayMiddleware } from "../../src/adapters/ai_sdk.ts";
 import { spillwayGuardrail } from "../../src/adapters/openai_agents.ts";
+import { spillwayAgentMiddleware } from "../../src/adapters/langchain.ts";
 import type { ToolOutputCapOptions } from "../../src/adapters/tool_output_cap.ts";
 import { FakeModelServer } from "../../src/testing/fake_model_server.ts";
 import { bigLog, responsesReply } from "../adapters/_responses_reply.ts";
@@ -48,6 +52,7 @@ const workspace = await Deno.makeTempDir({ prefix: "spillway_adapters_bench_" })
 const options: ToolOutputCapOptions = { workspace, notices: { notice() {} } };
 const middleware = await spillwayMiddleware(options);
 const guardrail = await spillwayGuardrail(options);
+const agentMiddleware = await spillwayAgentMiddleware(options);
 
 const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: "bench" });
 const aiTools = (result: string) => ({
@@ -130,6 +135,47 @@ Deno.bench(
   "openai-agents: a 256 KB result (what spillway sends), the framework alone",
   { group: "openai-agents", ...ROUNDS },
   async () => await agentsRound(smallAgent),
+);
+
+function langchainAgent(guarded: boolean, result = RESULT) {
+  return createAgent({
+    model: new ChatOpenAI({
+      model: "fake-model",
+      apiKey: "bench",
+      configuration: { baseURL: `${server.url}/v1` },
+      useResponsesApi: true,
+      maxRetries: 0,
+    }),
+    tools: [langchainTool(() => result, {
+      name: "big_log",
+      description: "log lines",
+      schema: z.object({}),
+    })],
+    middleware: guarded ? [agentMiddleware] : [],
+  });
+}
+const plainGraph = langchainAgent(false);
+const cappedGraph = langchainAgent(true);
+const smallGraph = langchainAgent(false, SENT);
+async function langchainRound(graph: ReturnType<typeof langchainAgent>) {
+  const { messages } = await graph.invoke({ messages: [{ role: "user", content: "read" }] });
+  server.requests.length = 0;
+  if (messages.at(-1)?.text !== "done") throw new Error("the round did not end with the answer");
+}
+
+Deno.bench("langchain: a 5 MB result, the framework alone", {
+  group: "langchain",
+  baseline: true,
+  ...ROUNDS,
+}, async () => await langchainRound(plainGraph));
+Deno.bench("langchain: a 5 MB result through spillway/langchain", {
+  group: "langchain",
+  ...ROUNDS,
+}, async () => await langchainRound(cappedGraph));
+Deno.bench(
+  "langchain: a 256 KB result (what spillway sends), the framework alone",
+  { group: "langchain", ...ROUNDS },
+  async () => await langchainRound(smallGraph),
 );
 
 globalThis.addEventListener("unload", () => {
