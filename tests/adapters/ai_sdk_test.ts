@@ -132,3 +132,53 @@ Deno.test("spillway/ai-sdk fails generateText when the store cannot record, and 
   assert.match(String(result.ok ? "" : result.error), /store|flush/i);
   assert.equal(requests.length, 1, "no request carried the unrecorded output");
 });
+
+Deno.test("spillway/ai-sdk's read_tool_output tool pages through the whole output a cut names", async () => {
+  const workspace = await Deno.makeTempDir();
+  const middleware = await spillwayMiddleware({ workspace, notices: { notice() {} } });
+  // The model calls big_log, then read_tool_output with the ref its cut named, then answers.
+  const server = FakeModelServer.start((request) => {
+    const sent = sentOutputs(request);
+    if (sent.size === 0) {
+      return responsesReply({
+        calls: [{ id: "c1", name: "big_log", arguments: { bytes: 600_000 } }],
+      });
+    }
+    if (!sent.has("c2")) {
+      const ref = /ref="(sha256:[0-9a-f]{64})"/.exec(sent.get("c1")!)?.[1];
+      return responsesReply({
+        calls: [{
+          id: "c2",
+          name: "read_tool_output",
+          arguments: { ref, offset: 500_000, length: 1000 },
+        }],
+      });
+    }
+    return responsesReply({ text: "done" });
+  });
+  try {
+    const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: "test" });
+    const { text } = await generateText({
+      model: wrapLanguageModel({ model: openai("fake-model"), middleware }),
+      prompt: "read the logs",
+      stopWhen: isStepCount(4),
+      tools: {
+        big_log: tool({
+          description: "bytes of log lines",
+          inputSchema: jsonSchema<{ bytes: number }>({ type: "object", properties: {} }),
+          execute: ({ bytes }) => Promise.resolve(bigLog(bytes)),
+        }),
+        read_tool_output: middleware.readToolOutput,
+      },
+    });
+    assert.equal(text, "done");
+    assert.equal(
+      sentOutputs(server.requests[2]!).get("c2"),
+      bigLog(600_000).slice(500_000, 501_000),
+    );
+  } finally {
+    await middleware.cap.close();
+    await server.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
