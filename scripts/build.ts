@@ -14,9 +14,17 @@ import { bundleForNode } from "./_bundle_for_node.ts";
 const ROOT = new URL("../", import.meta.url);
 /**
  * The entry points; each one's bundle keeps its place under `src/`
- * (`dist/cli.js`, `dist/mod.js`, `dist/testing/mod.js`).
+ * (`dist/cli.js`, `dist/mod.js`, `dist/testing/mod.js`, `dist/adapters/*.js`).
  */
-const ENTRIES: readonly string[] = ["src/cli.ts", "src/mod.ts", "src/testing/mod.ts"];
+const ENTRIES: readonly string[] = [
+  "src/cli.ts",
+  "src/mod.ts",
+  "src/testing/mod.ts",
+  // The framework adapters (package subpaths); they import their framework's types only.
+  "src/adapters/ai_sdk.ts",
+  "src/adapters/openai_agents.ts",
+  "src/adapters/langchain.ts",
+];
 
 const modules = await bundleForNode(ROOT, ENTRIES, new URL("dist/", ROOT));
 const bytes = modules.reduce((sum, path) => sum + Deno.statSync(path).size, 0);

@@ -199,9 +199,15 @@ Deno.test("testing/mod.ts exports exactly the doubles", () => {
   ]);
 });
 
-Deno.test("deno.json exports the public API and the doubles", async () => {
+Deno.test("deno.json exports the public API, the doubles and the framework adapters", async () => {
   const config = JSON.parse(await Deno.readTextFile(join(SRC, "..", "deno.json")));
-  assert.deepEqual(config.exports, { ".": "./src/mod.ts", "./testing": "./src/testing/mod.ts" });
+  assert.deepEqual(config.exports, {
+    ".": "./src/mod.ts",
+    "./testing": "./src/testing/mod.ts",
+    "./ai-sdk": "./src/adapters/ai_sdk.ts",
+    "./openai-agents": "./src/adapters/openai_agents.ts",
+    "./langchain": "./src/adapters/langchain.ts",
+  });
 });
 
 for (const entry of ["mod.ts", "testing/mod.ts"]) {
