@@ -10,6 +10,7 @@
 import type { Command } from "./command.ts";
 import { flagSynopsis, HELP_FLAG } from "./_flags.ts";
 import { formatTable } from "./_table.ts";
+import { programName } from "./_program_name.ts";
 
 /** The page `spillway <command> --help` prints. */
 export function formatCommandHelp(command: Command): string {
@@ -33,8 +34,8 @@ export function formatCommandList(commands: readonly Command[], group?: string):
     group === undefined
       ? "spillway: runs LLM tool calls and bounds what they return.\n"
       : `spillway ${group}: one of these commands.\n`,
-    `Usage: deno task spillway ${group === undefined ? "" : `${group} `}<command> [flags]\n`,
+    `Usage: ${programName()} ${group === undefined ? "" : `${group} `}<command> [flags]\n`,
     `Commands:\n${list}`,
-    "Run `deno task spillway <command> --help` for a command's flags.\n",
+    `Run \`${programName()} <command> --help\` for a command's flags.\n`,
   ].join("\n");
 }

@@ -14,6 +14,7 @@
 import { resolve } from "node:path";
 import { shownPath } from "../terminal/shown_path.ts";
 import { DEFAULT_WORKSPACE } from "../runtime/create_runtime.ts";
+import { programName } from "./_program_name.ts";
 
 /** How the hint's compaction changes responses. */
 export type RepairCompaction =
@@ -52,7 +53,7 @@ export function repairHint(
   compaction: RepairCompaction,
   workspace: RepairWorkspace,
 ): string {
-  const words = ["deno task spillway conversation compact", `--tools=${compaction.tools}`];
+  const words = [`${programName()} conversation compact`, `--tools=${compaction.tools}`];
   if (compaction.tools === "strip-responses") words.push("--over", compaction.over);
   if (workspace.dir !== resolve(workspace.cwd, DEFAULT_WORKSPACE)) {
     words.push("--workspace", shellWord(shownPath(workspace.cwd, workspace.dir)));
