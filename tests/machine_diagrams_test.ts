@@ -261,7 +261,7 @@ Deno.test("the upstreamConnection diagram, golden: its delays and guards on thei
   }
   state "stopping" as stopping
   stopping : invokes stopLink
-  stopping : exit settleStartFailure, logStartFailure, tellStartFailed
+  stopping : exit settleStartFailure, forgetVerdict, logStartFailure, tellStartFailed
   state "ready · entry resetFailedStarts, announceReady" as ready {
     [*] --> ready_serving
     state "serving" as ready_serving
