@@ -152,6 +152,7 @@ Deno.test({
         }
         const events = await gw.events();
         assert.deepEqual(events.map((event) => event.type), [
+          "session_start",
           "tool_call_request",
           "tool_call_response",
         ]);
