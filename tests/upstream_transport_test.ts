@@ -306,3 +306,18 @@ Deno.test("a reply that names no request fails every request waiting; with none 
     ],
   );
 });
+
+Deno.test("a transport closed while its server is being spawned stops that server: nothing is left running", async () => {
+  const marker = `spillway-spawn-race-${crypto.randomUUID()}`;
+  const transport = new LineStdioClientTransport({
+    command: Deno.execPath(),
+    args: ["eval", "setInterval(() => {}, 1 << 30)", marker],
+    stderr: "null",
+  });
+  const started = transport.start();
+  await transport.close();
+  await assert.rejects(started, /closed while its server started/);
+  const running = await new Deno.Command("pgrep", { args: ["-f", marker], stdout: "piped" })
+    .output();
+  assert.equal(new TextDecoder().decode(running.stdout).trim(), "", "no server left running");
+});

@@ -206,6 +206,17 @@ export class LineStdioClientTransport implements Transport {
       stderr: typeof stderr === "string" ? stderr : "piped",
       detached: true,
     });
+    if (this.#shutdown !== undefined) {
+      // Closed while the server was being spawned: it is stopped at once, never served.
+      killProcessGroup(child.pid, "SIGKILL");
+      await child.status;
+      await Promise.allSettled([
+        child.stdout.cancel(),
+        ...(typeof stderr === "string" ? [] : [child.stderr.cancel()]),
+        child.stdin.close(),
+      ]);
+      throw new Error("LineStdioClientTransport was closed while its server started");
+    }
     const stdout = child.stdout.getReader();
     const stderrSink: StderrSink | undefined = typeof stderr === "string"
       ? undefined
