@@ -50,6 +50,7 @@ import {
   replyNamingNoRequest,
 } from "./malformed_reply_error.ts";
 import { type ChildProcess, type ExitStatus, spawnProcess } from "../../platform/processes.ts";
+import { pipeText, type StderrSink } from "./stderr_sink.ts";
 
 /**
  * How long `close()` waits for the server to exit after its stdin closed
@@ -78,14 +79,6 @@ export interface LineStdioClientTransportOptions {
   readonly stderr?: "inherit" | "null" | ((text: string) => void) | StderrSink;
   /** Shutdown grace, see {@linkcode STDIO_CLOSE_GRACE_MS}. Default: that constant. */
   readonly closeGraceMs?: number;
-}
-
-/** Takes a server's stderr as decoded text, and hears when it ends (once per connection). */
-export interface StderrSink {
-  /** The next text the server wrote. */
-  write(text: string): void;
-  /** The server's stderr ended: it exited or was stopped. */
-  end(): void;
 }
 
 /** One spawned server and the tasks draining its pipes. */
@@ -376,27 +369,6 @@ export class LineStdioClientTransport implements Transport {
       if (this.#shutdown === undefined) this.onerror?.(asError(error));
     });
   }
-}
-
-/** Streams a pipe to a text sink, decoding UTF-8 across chunk boundaries, then ends it. */
-async function pipeText(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  sink: StderrSink,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const text = decoder.decode(value, { stream: true });
-      if (text !== "") sink.write(text);
-    }
-  } catch {
-    // A broken stderr pipe only loses diagnostics.
-  }
-  const rest = decoder.decode();
-  if (rest !== "") sink.write(rest);
-  sink.end();
 }
 
 function asError(error: unknown): Error {

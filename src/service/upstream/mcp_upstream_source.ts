@@ -43,7 +43,7 @@ import type { InspectionEvent } from "xstate";
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
-import { CallToolResultSchema, LOG_LEVEL_META_KEY, type LoggingLevel } from "../sdk.ts";
+import { LOG_LEVEL_META_KEY, type LoggingLevel } from "../sdk.ts";
 import { type ObjectToolResult, toolResultOf } from "../tool_result_of.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import {

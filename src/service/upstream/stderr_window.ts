@@ -15,7 +15,7 @@
 
 import { Buffer } from "node:buffer";
 import { ByteSize } from "../../size/byte_size.ts";
-import type { StderrSink } from "./line_stdio_client_transport.ts";
+import type { StderrSink } from "./stderr_sink.ts";
 
 /** The most of one server's stderr shown per window: 64 KiB. */
 export const STDERR_WINDOW_BYTES = 64 * 1024;
