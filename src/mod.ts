@@ -71,6 +71,7 @@ export type {
   RecordedPayload,
   SessionStartEvent,
   StreamEvent,
+  ToolCallInputEvent,
   ToolCallRequestEvent,
   ToolCallResponseEvent,
   TurnEndEvent,

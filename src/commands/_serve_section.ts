@@ -28,6 +28,9 @@ export function serveSection(
     maxRequestSize,
     sessionIdleTimeout,
     maxSessions,
+    inputTimeout,
+    maxInputWaits,
+    maxInputSize,
   } = config.serve();
   const settings = [
     clientCeiling,
@@ -36,6 +39,9 @@ export function serveSection(
     maxRequestSize,
     sessionIdleTimeout,
     maxSessions,
+    inputTimeout,
+    maxInputWaits,
+    maxInputSize,
     ...clientCeilings.values(),
     ...tokens.values(),
   ];
@@ -85,5 +91,8 @@ export function serveSection(
     from(sessionIdleTimeout.origin),
   ]);
   rows.push(["serve.max_sessions", String(maxSessions.value), from(maxSessions.origin)]);
+  rows.push(["serve.input_timeout", inputTimeout.value.toString(), from(inputTimeout.origin)]);
+  rows.push(["serve.max_input_waits", String(maxInputWaits.value), from(maxInputWaits.origin)]);
+  rows.push(["serve.max_input_size", maxInputSize.value.toString(), from(maxInputSize.origin)]);
   return [`Serve:\n${formatTable(rows)}`];
 }

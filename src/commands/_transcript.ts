@@ -4,7 +4,8 @@
  * assistant's words, each tool call with its arguments and the size of the
  * response recorded for it (cut ones marked, with the size and digest of
  * the structured content delivered with it), how turns ended, and each
- * compaction with what it changed. Sizes only: payloads can be 100 MB, and
+ * compaction with what it changed, and what a call asked its client for
+ * while it ran (elicitation, sampling, roots: kinds and sizes). Sizes only: payloads can be 100 MB, and
  * the log itself has them.
  *
  * @module
@@ -48,6 +49,18 @@ export interface TranscriptCall {
   readonly invalidArguments?: string;
   /** Absent when no response was recorded (the turn stopped before). */
   readonly response?: TranscriptResponse;
+  /** What the call asked its caller for while it ran (elicitation, sampling, roots), in order. */
+  readonly inputs?: readonly TranscriptInput[];
+}
+
+/** One request a call sent its caller, by kind and sizes. */
+export interface TranscriptInput {
+  readonly kind: string;
+  readonly via: string;
+  readonly requestBytes: number;
+  readonly answerBytes?: number;
+  readonly outcome: string;
+  readonly reason?: string;
 }
 
 /** The recorded response of a call. */
@@ -128,6 +141,21 @@ export function transcriptOf(events: readonly StreamEvent[]): TranscriptItem[] {
             : { invalidArguments: event.invalid_arguments }),
         });
         break;
+      case "tool_call_input": {
+        const at = waiting.get(event.id);
+        const call = at === undefined ? undefined : items[at];
+        if (at === undefined || call?.kind !== "call") break;
+        const input: TranscriptInput = {
+          kind: event.kind,
+          via: event.via,
+          requestBytes: event.request_bytes,
+          ...(event.answer_bytes === undefined ? {} : { answerBytes: event.answer_bytes }),
+          outcome: event.outcome,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+        };
+        items[at] = { ...call, inputs: [...call.inputs ?? [], input] };
+        break;
+      }
       case "tool_call_response": {
         const viewed = byEvent.get(index);
         if (viewed === undefined) break;

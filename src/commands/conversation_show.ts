@@ -14,7 +14,12 @@ import type { Command } from "./command.ts";
 import type { CommandIo } from "./command_io.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { resultFiles } from "./_result_files.ts";
-import { type TranscriptCall, type TranscriptItem, transcriptOf } from "./_transcript.ts";
+import {
+  type TranscriptCall,
+  type TranscriptInput,
+  type TranscriptItem,
+  transcriptOf,
+} from "./_transcript.ts";
 import { openWorkspace, type Workspace } from "./_workspace.ts";
 import { CONFIG_FLAGS } from "./_common_flags.ts";
 import { loadConfigOrReport } from "./_config_problems.ts";
@@ -186,8 +191,9 @@ function formatCall(call: TranscriptCall): string {
   const out = `  ▸ ${sanitizeForTerminal(call.tool || "?")}${args}  (${
     sanitizeForTerminal(call.id)
   }${invalid})\n`;
+  const asked = (call.inputs ?? []).map((input) => `    ↔ ${inputLine(input)}\n`).join("");
   const response = call.response;
-  if (response === undefined) return out + "    ◂ no response recorded\n";
+  if (response === undefined) return out + asked + "    ◂ no response recorded\n";
   const facts = [`${response.isError ? "error" : "result"}: ${size(response.bytes)}`];
   if (response.cut !== undefined) {
     facts.push(`cut when recorded (${response.cut.original} → ${response.cut.cap})`);
@@ -203,7 +209,25 @@ function formatCall(call: TranscriptCall): string {
         `(compaction ${response.compactedBy.number})`,
     );
   }
-  return out + `    ◂ ${facts.join(", ")}\n`;
+  return out + asked + `    ◂ ${facts.join(", ")}\n`;
+}
+
+/**
+ * One request a call sent its client: `asked its client: elicitation
+ * (input_required), 312 B → 45 B, accept`.
+ */
+function inputLine(input: TranscriptInput): string {
+  const size = (n: number) => ByteSize.fromBytes(n).human();
+  const sizes = input.answerBytes === undefined
+    ? size(input.requestBytes)
+    : `${size(input.requestBytes)} → ${size(input.answerBytes)}`;
+  const reason = input.reason === undefined ? "" : `: ${input.reason}`;
+  return boundLine(
+    sanitizeForTerminal(
+      `asked its client: ${input.kind} (${input.via}), ${sizes}, ${input.outcome}${reason}`,
+      { singleLine: true },
+    ),
+  );
 }
 
 /** `sha256:` and the first 12 hex digits: enough to tell two values apart by eye. */
@@ -253,6 +277,16 @@ function toJson(item: TranscriptItem): Record<string, unknown> {
           structured_content: item.response.structured ?? null,
           compacted_by: item.response.compactedBy ?? null,
         },
+        ...(item.inputs === undefined ? {} : {
+          inputs: item.inputs.map((input) => ({
+            kind: input.kind,
+            via: input.via,
+            request_bytes: input.requestBytes,
+            answer_bytes: input.answerBytes ?? null,
+            outcome: input.outcome,
+            reason: input.reason ?? null,
+          })),
+        }),
       };
     case "compaction":
       return {

@@ -10,7 +10,11 @@
 
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load_config.ts";
-import { DEFAULT_CLIENT, DEFAULT_SERVE_TOKEN_ENV } from "../config/serve_config.ts";
+import {
+  DEFAULT_CLIENT,
+  DEFAULT_SERVE_TOKEN_ENV,
+  type ServeConfig,
+} from "../config/serve_config.ts";
 import type { SpillwayConfig } from "../config/spillway_config.ts";
 import { SpillwayError } from "../errors/spillway_error.ts";
 import { Gateway } from "../gateway/gateway.ts";
@@ -18,6 +22,7 @@ import { isLoopback } from "../gateway/http_access.ts";
 import { KNOWN_CLIENTS } from "../gateway/session_ceiling.ts";
 import { serveHttp } from "../gateway/serve_http.ts";
 import { serveStdio } from "../gateway/serve_stdio.ts";
+import type { InputRoundsOptions } from "../gateway/input_rounds.ts";
 import { StopSignals } from "../terminal/stop_signals.ts";
 import { enableVerboseLogging } from "../terminal/verbose_logging.ts";
 import { reasonText } from "../errors/reason_text.ts";
@@ -282,7 +287,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     try {
       if (stop.signal.aborted) return 0;
       if (address === undefined) {
-        const stdio = await serveStdio(gateway);
+        const stdio = await serveStdio(gateway, undefined, inputRounds(settings));
         serving = { close: () => stdio.session.close() };
         if (!quiet) {
           io.stderr(
@@ -301,6 +306,7 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
           maxRequestBytes: settings.maxRequestSize.value.bytes,
           maxSessions: settings.maxSessions.value,
           sessionIdleTimeoutMs: settings.sessionIdleTimeout.value.ms,
+          inputs: inputRounds(settings),
         });
         serving = http;
         // The one line on stdout, for a supervisor or a script to read (port 0: the real port).
@@ -326,4 +332,13 @@ async function run(flags: ParsedFlags, io: CommandIo): Promise<number> {
     await stopLogging();
     await store.close();
   }
+}
+
+/** The limits of calls waiting for their client's input, from `[serve]`. */
+function inputRounds(settings: ServeConfig): InputRoundsOptions {
+  return {
+    timeoutMs: settings.inputTimeout.value.ms,
+    maxWaiting: settings.maxInputWaits.value,
+    maxRoundBytes: settings.maxInputSize.value.bytes,
+  };
 }

@@ -16,6 +16,9 @@ import type { ConfigSource } from "./config_source.ts";
 import type { ConfigValue } from "./config_value.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
 import {
+  DEFAULT_INPUT_TIMEOUT,
+  DEFAULT_MAX_INPUT_SIZE,
+  DEFAULT_MAX_INPUT_WAITS,
   DEFAULT_MAX_REQUEST_SIZE,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SERVE_TOKEN_ENV,
@@ -159,6 +162,9 @@ function serveConfig(merged: ConfigLayer): ServeConfig {
     max_request_size,
     session_idle_timeout,
     max_sessions,
+    input_timeout,
+    max_input_waits,
+    max_input_size,
   } = merged.serve;
   return {
     ...(client_ceiling === undefined ? {} : { clientCeiling: client_ceiling }),
@@ -170,6 +176,9 @@ function serveConfig(merged: ConfigLayer): ServeConfig {
     sessionIdleTimeout: session_idle_timeout ??
       byDefault(Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT)),
     maxSessions: max_sessions ?? byDefault(DEFAULT_MAX_SESSIONS),
+    inputTimeout: input_timeout ?? byDefault(Duration.parse(DEFAULT_INPUT_TIMEOUT)),
+    maxInputWaits: max_input_waits ?? byDefault(DEFAULT_MAX_INPUT_WAITS),
+    maxInputSize: max_input_size ?? byDefault(ByteSize.parse(DEFAULT_MAX_INPUT_SIZE)),
   };
 }
 

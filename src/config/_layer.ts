@@ -56,6 +56,9 @@ export interface ServeSettings {
   max_request_size?: ConfigValue<ByteSize>;
   session_idle_timeout?: ConfigValue<Duration>;
   max_sessions?: ConfigValue<number>;
+  input_timeout?: ConfigValue<Duration>;
+  max_input_waits?: ConfigValue<number>;
+  max_input_size?: ConfigValue<ByteSize>;
 }
 
 /** The `[store]` table under construction. */

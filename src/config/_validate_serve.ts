@@ -11,7 +11,10 @@
  * `allowed_origins` lists the web origins, besides loopback ones, whose
  * pages may call the gateway; `max_request_size` bounds what a client may
  * POST; `session_idle_timeout` closes an HTTP session that sent nothing for
- * that long, and `max_sessions` bounds how many there are at once. The
+ * that long, and `max_sessions` bounds how many there are at once;
+ * `input_timeout`, `max_input_waits` and `max_input_size` bound the calls
+ * of 2026-07-28 clients that wait for their client's input between
+ * `input_required` rounds (how long, how many, how large a round). The
  * token itself is refused by name: a secret never goes in a config file.
  *
  * @module
@@ -26,6 +29,7 @@ import { Duration } from "./duration.ts";
 import {
   CLIENT_NAME,
   DEFAULT_CLIENT,
+  MIN_INPUT_TIMEOUT_MS,
   MIN_MAX_REQUEST_SIZE_BYTES,
   MIN_SESSION_IDLE_TIMEOUT_MS,
 } from "./serve_config.ts";
@@ -40,6 +44,9 @@ export const SERVE_KEYS = [
   "max_request_size",
   "session_idle_timeout",
   "max_sessions",
+  "input_timeout",
+  "max_input_waits",
+  "max_input_size",
 ] as const;
 
 /** Validates `value` as the `[serve]` table and stores what is valid in `ctx.layer`. */
@@ -71,6 +78,12 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
       put(settings, "session_idle_timeout", idleTimeout(ctx, path, item));
     } else if (key === "max_sessions") {
       put(settings, "max_sessions", maxSessions(ctx, path, item));
+    } else if (key === "input_timeout") {
+      put(settings, "input_timeout", inputTimeout(ctx, path, item));
+    } else if (key === "max_input_waits") {
+      put(settings, "max_input_waits", maxInputWaits(ctx, path, item));
+    } else if (key === "max_input_size") {
+      put(settings, "max_input_size", maxInputSize(ctx, path, item));
     } else if (key === "token") {
       // Do not quote the value: it is the secret.
       ctx.fail(
@@ -234,6 +247,51 @@ function maxSessions(ctx: LayerContext, path: string[], value: unknown) {
   if (typeof value !== "number") return ctx.wrongType(path, value, expected);
   if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
   return ctx.value(path, value);
+}
+
+function inputTimeout(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = 'a duration such as "5m" or "30s", or a number of seconds';
+  if (typeof value !== "string" && typeof value !== "number") {
+    return ctx.wrongType(path, value, expected);
+  }
+  let duration: Duration;
+  try {
+    duration = Duration.parse(value);
+  } catch (error) {
+    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
+  }
+  if (duration.ms < MIN_INPUT_TIMEOUT_MS) {
+    return ctx.fail(
+      path,
+      `${assignment(path, value)} is below the 1s minimum: a client needs a moment to answer ` +
+        'what a call asks (e.g. "5m")',
+    );
+  }
+  return ctx.value(path, duration);
+}
+
+function maxInputWaits(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = "a whole number of calls, at least 1, e.g. 100";
+  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
+  if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
+  return ctx.value(path, value);
+}
+
+function maxInputSize(ctx: LayerContext, path: string[], value: unknown) {
+  const expected = 'a size such as "1MB" or "256KB", or a byte count';
+  if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
+    return ctx.wrongType(path, value, expected);
+  }
+  let size: ByteSize;
+  try {
+    size = ByteSize.parse(value);
+  } catch (error) {
+    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
+  }
+  if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
+    return ctx.fail(path, `${assignment(path, value)} is below the 1KB minimum`);
+  }
+  return ctx.value(path, size);
 }
 
 function origins(ctx: LayerContext, path: string[], value: unknown) {

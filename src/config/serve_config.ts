@@ -52,6 +52,29 @@ export const MIN_SESSION_IDLE_TIMEOUT_MS = 1_000;
  */
 export const DEFAULT_MAX_SESSIONS = 1_000;
 
+/**
+ * How long a 2026-07-28 call that asked its client for input waits for the
+ * client to call again unless `serve.input_timeout` says otherwise: 5
+ * minutes (a person may be answering an elicitation). Then it is cancelled.
+ */
+export const DEFAULT_INPUT_TIMEOUT = "5m";
+
+/** The shortest `serve.input_timeout`: 1 s. */
+export const MIN_INPUT_TIMEOUT_MS = 1_000;
+
+/**
+ * How many calls may wait for their clients' input at once unless
+ * `serve.max_input_waits` says otherwise: 100. A call past it that asks is
+ * failed, saying so.
+ */
+export const DEFAULT_MAX_INPUT_WAITS = 100;
+
+/**
+ * The most one `input_required` round may hand a client (its requests'
+ * params, compact JSON) unless `serve.max_input_size` says otherwise: 1 MiB.
+ */
+export const DEFAULT_MAX_INPUT_SIZE = "1MB";
+
 /** `[serve]`, defaults applied. */
 export interface ServeConfig {
   /** `client_ceiling`: no result a client gets is larger. Absent: no client ceiling. */
@@ -84,4 +107,10 @@ export interface ServeConfig {
   readonly sessionIdleTimeout: ConfigValue<Duration>;
   /** `max_sessions`: how many HTTP sessions at once; default {@linkcode DEFAULT_MAX_SESSIONS}. */
   readonly maxSessions: ConfigValue<number>;
+  /** `input_timeout`: how long a call waits for its client's input; default {@linkcode DEFAULT_INPUT_TIMEOUT}. */
+  readonly inputTimeout: ConfigValue<Duration>;
+  /** `max_input_waits`: calls waiting for input at once; default {@linkcode DEFAULT_MAX_INPUT_WAITS}. */
+  readonly maxInputWaits: ConfigValue<number>;
+  /** `max_input_size`: the largest round of input requests; default {@linkcode DEFAULT_MAX_INPUT_SIZE}. */
+  readonly maxInputSize: ConfigValue<ByteSize>;
 }

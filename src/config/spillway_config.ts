@@ -11,6 +11,9 @@ import type { ConfigValue } from "./config_value.ts";
 import type { LlmProviderConfig } from "./llm_provider_config.ts";
 import type { McpProviderConfig } from "./mcp_provider_config.ts";
 import {
+  DEFAULT_INPUT_TIMEOUT,
+  DEFAULT_MAX_INPUT_SIZE,
+  DEFAULT_MAX_INPUT_WAITS,
   DEFAULT_MAX_REQUEST_SIZE,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SERVE_TOKEN_ENV,
@@ -110,6 +113,17 @@ export class SpillwayConfig {
         at: "default",
       },
       maxSessions: { value: DEFAULT_MAX_SESSIONS, origin: "default", at: "default" },
+      inputTimeout: {
+        value: Duration.parse(DEFAULT_INPUT_TIMEOUT),
+        origin: "default",
+        at: "default",
+      },
+      maxInputWaits: { value: DEFAULT_MAX_INPUT_WAITS, origin: "default", at: "default" },
+      maxInputSize: {
+        value: ByteSize.parse(DEFAULT_MAX_INPUT_SIZE),
+        origin: "default",
+        at: "default",
+      },
     };
     this.#store = init.store ?? { type: { value: "file", origin: "default", at: "default" } };
   }

@@ -33,6 +33,8 @@ import { serveCatalog } from "./serve_catalog.ts";
 import type { UpstreamCatalog } from "./upstream_catalog.ts";
 import { SessionHost } from "./session_host.ts";
 import type { ClientInfo } from "./_request_envelope.ts";
+import { InputCrossings } from "./input_crossings.ts";
+import type { InputRounds } from "./input_rounds.ts";
 
 const log = getLogger(["spillway", "gateway"]);
 
@@ -75,6 +77,8 @@ export interface ServerWiring {
   readonly disconnected: () => boolean;
   /** Ends the HTTP response stream that carried a request (a 2025 SSE POST stream). */
   readonly closeRequestStream?: (requestId: string | number) => void;
+  /** Where its 2026-07-28 calls wait between `input_required` rounds (the gateway's). */
+  readonly rounds?: InputRounds;
 }
 
 /** A conversation of a gateway client, open: its registry entry, and servers over it. */
@@ -163,6 +167,8 @@ export function openConversation(options: OpenSessionOptions): OpenConversation 
   let identity: { readonly info: ClientInfo | undefined; readonly protocol: string } | undefined;
   let ceiling: { readonly value: SessionCeiling | undefined } | undefined;
   const ceilingNow = () => (ceiling ??= { value: limits.ceilingOf(identity?.info) }).value;
+  // What its calls asked their client for, recorded with each call.
+  const crossings = new InputCrossings();
   // Recorded once, with the conversation's first calls.
   let started = false;
   const opening = (): SessionStartEvent | undefined => {
@@ -190,6 +196,7 @@ export function openConversation(options: OpenSessionOptions): OpenConversation 
     available: () => service.list().map((tool) => tool.name),
     unavailableNote: () => notAnsweringNote(options.late),
     opening,
+    inputsOf: (callIds) => crossings.take(callIds),
     ...(gateway.inspect === undefined ? {} : { inspect: gateway.inspect(id) }),
     ...(connect.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: connect.idleTimeoutMs }),
   });
@@ -267,6 +274,8 @@ export function openConversation(options: OpenSessionOptions): OpenConversation 
           : { closeRequestStream: wiring.closeRequestStream }),
         // A 2026-07-28 request says who sent it; the first one identifies the conversation.
         identify,
+        crossings,
+        ...(wiring.rounds === undefined ? {} : { rounds: wiring.rounds }),
       });
       servers.add(server);
       const onclose = server.onclose;

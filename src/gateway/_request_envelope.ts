@@ -8,7 +8,9 @@
  */
 
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   PROTOCOL_VERSION_META_KEY,
@@ -32,6 +34,8 @@ export interface RequestEnvelope {
    * it wants no log messages at all (the 2026-07-28 rule).
    */
   readonly logLevel?: LoggingLevel;
+  /** The capabilities the client declares for this request (none when it sent none). */
+  readonly capabilities: ClientCapabilities;
 }
 
 /** The envelope of the request `ctx` answers, or `undefined` for a 2025 request. */
@@ -41,8 +45,12 @@ export function requestEnvelope(ctx: ServerContext): RequestEnvelope | undefined
   if (envelope === undefined || typeof protocol !== "string") return undefined;
   const info = envelope[CLIENT_INFO_META_KEY];
   const level = envelope[LOG_LEVEL_META_KEY];
+  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   return {
     protocol,
+    capabilities: typeof capabilities === "object" && capabilities !== null
+      ? capabilities as ClientCapabilities
+      : {},
     ...(isClientInfo(info) ? { clientInfo: { name: info.name, version: info.version } } : {}),
     ...(typeof level === "string" ? { logLevel: level as LoggingLevel } : {}),
   };

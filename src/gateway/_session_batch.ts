@@ -1,7 +1,8 @@
 /**
  * What the `session` machine does with a complete phase's batch: the
- * `phase` it invokes over it (the calls joined, their requests recorded in
- * front of their responses, one write), or, when that phase cannot run (a
+ * `phase` it invokes over it (the calls joined, their requests, and what
+ * they asked their client for, recorded in front of their responses, one
+ * write), or, when that phase cannot run (a
  * bug) or the stream would not open, the not-recorded failure every call of
  * the batch is released with.
  *
@@ -40,6 +41,8 @@ export function batchPhaseInput(
     arguments: call.arguments,
   }));
   const opening = input.opening?.();
+  const inputs = input.inputsOf?.(batch.map(({ call }) => call.id)) ?? [];
+  const first = [...(opening === undefined ? [] : [opening]), ...requests, ...inputs];
   return {
     calls: [],
     joined: batch.map(({ call, handle, unavailable }) => ({
@@ -51,7 +54,7 @@ export function batchPhaseInput(
     available: input.available(),
     unavailableNote: input.unavailableNote?.(),
     prompter: input.prompter,
-    stream: requestsFirst(stream, opening === undefined ? requests : [opening, ...requests]),
+    stream: requestsFirst(stream, first),
     noticeSink: input.noticeSink,
     signal: input.interrupt.signal,
   };

@@ -18,6 +18,8 @@ import {
   type CallToolResult,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  type InputRequiredResult,
+  ListRootsResultSchema,
   type LoggingLevel,
   LoggingLevelSchema,
   type ProgressToken,
@@ -33,7 +35,9 @@ import {
 import type { CallerRequest, ToolCallRelay } from "../service/tool_call_relay.ts";
 import { toolCallRequest } from "./_tool_call_params.ts";
 import { CallCancellation, type CancellationCause } from "../service/call_cancellation.ts";
-import { type ClientInfo, requestEnvelope } from "./_request_envelope.ts";
+import { type ClientInfo, type RequestEnvelope, requestEnvelope } from "./_request_envelope.ts";
+import type { InputRounds, RunningCall } from "./input_rounds.ts";
+import type { InputCrossings } from "./input_crossings.ts";
 
 /** What {@linkcode createSessionServer} needs. */
 export interface SessionServerOptions {
@@ -71,6 +75,14 @@ export interface SessionServerOptions {
    * protocol revision), at every `tools/list` and `tools/call`. Default: nobody.
    */
   readonly identify?: (clientInfo: ClientInfo | undefined, protocol: string) => void;
+  /**
+   * Where a 2026-07-28 call that asks its client for input waits between
+   * `input_required` rounds (the gateway's). Absent: such a request is
+   * sent as in 2025, which a 2026-07-28 client cannot take.
+   */
+  readonly rounds?: InputRounds;
+  /** Where what the calls asked their client for is kept until recorded. Absent: not recorded. */
+  readonly crossings?: InputCrossings;
 }
 
 type Extra = ServerContext;
@@ -99,20 +111,60 @@ export function createSessionServer(options: SessionServerOptions): Server {
         new ProtocolError(ProtocolErrorCode.MethodNotFound, "Method not found"),
       );
     }
-    return callTool(toolCallRequest(request), extra);
+    // A retry of a 2026-07-28 call carries its answers (the SDK lifts them off the params).
+    const retry = {
+      requestState: extra.mcpReq.requestState(),
+      inputResponses: extra.mcpReq.inputResponses,
+    };
+    return callTool(toolCallRequest(request), extra, retry);
   };
-  const callTool = (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
-    const callId = options.nextCallId();
+  const callTool = (
+    request: CallToolRequest,
+    extra: Extra,
+    retry: { readonly requestState: unknown; readonly inputResponses: unknown },
+  ): Promise<CallToolResult | InputRequiredResult> => {
     // A 2026-07-28 request says who sent it and which log messages it wants.
     const envelope = requestEnvelope(extra);
     if (envelope !== undefined) options.identify?.(envelope.clientInfo, envelope.protocol);
+    const rounds = options.rounds;
+    if (envelope === undefined || rounds === undefined) {
+      const ask = (caller: CallerRequest) => callerRequest(server, extra, caller);
+      return runCall(request, extra, envelope, "request", ask).done;
+    }
+    return rounds.handle(
+      {
+        client: options.client,
+        tool: request.params.name,
+        capabilities: envelope.capabilities,
+        ...(retry.requestState === undefined ? {} : { requestState: retry.requestState }),
+        ...(retry.inputResponses === undefined ? {} : { inputResponses: retry.inputResponses }),
+      },
+      extra,
+      (ask) => runCall(request, extra, envelope, "input_required", ask),
+    );
+  };
+  /**
+   * Runs one call in the session: its client's side relayed to the request
+   * it is bound to (the one that made it; for a call continued over
+   * `input_required` rounds, the one continuing it now).
+   */
+  const runCall = (
+    request: CallToolRequest,
+    first: Extra,
+    envelope: RequestEnvelope | undefined,
+    via: "request" | "input_required",
+    ask: (caller: CallerRequest) => Promise<Readonly<Record<string, unknown>>>,
+  ): RunningCall => {
+    const callId = options.nextCallId();
+    let extra: Extra | undefined = first;
     const callLevel = envelope === undefined ? level : envelope.logLevel;
-    const token = request.params._meta?.progressToken;
-    const progress = new ProgressRelay(token, extra);
+    const progress = new ProgressRelay(request.params._meta?.progressToken, first);
     const relay: ToolCallRelay = {
       caller: options.session,
       // Without a token the client wants no progress: the upstream gets none to send.
-      ...(token === undefined ? {} : { progress: (update) => progress.send(update) }),
+      ...(request.params._meta?.progressToken === undefined
+        ? {}
+        : { progress: (update) => progress.send(update) }),
       // The least severe level it wants, asked of a 2026-07-28 upstream (which sends only that).
       ...(callLevel === undefined ? {} : { logLevel: callLevel }),
       log: (message) => {
@@ -125,12 +177,22 @@ export function createSessionServer(options: SessionServerOptions): Server {
         ) {
           return;
         }
-        void extra.mcpReq.notify({
+        void extra?.mcpReq.notify({
           method: "notifications/message",
           params: { ...message } as ServerNotification["params"] & { level: LoggingLevel },
         } as ServerNotification).catch(() => {});
       },
-      request: (caller) => callerRequest(server, extra, caller),
+      request: async (caller) => {
+        const noted = options.crossings?.asked(callId, caller, via);
+        try {
+          const answer = await ask(caller);
+          noted?.(answer);
+          return answer;
+        } catch (error) {
+          noted?.(error instanceof Error ? error : new Error(String(error)));
+          throw error;
+        }
+      },
     };
     let parked = false;
     options.service.whenParked(callId, {
@@ -148,17 +210,24 @@ export function createSessionServer(options: SessionServerOptions): Server {
     // The SDK aborts a request the client cancelled, and every request when
     // the transport closes: which of the two, the recorded response says.
     const cancel = new AbortController();
-    const onAbort = () =>
+    const onAbort = () => {
+      const signal = extra?.mcpReq.signal;
       cancel.abort(
         new CallCancellation(
-          options.disconnected()
-            ? { by: "disconnect" }
-            : clientCancellation(extra.mcpReq.signal.reason),
+          options.disconnected() ? { by: "disconnect" } : clientCancellation(signal?.reason),
         ),
       );
-    extra.mcpReq.signal.addEventListener("abort", onAbort, { once: true });
-    if (extra.mcpReq.signal.aborted) onAbort();
-    return options.host.call(
+    };
+    const bind = (next: Extra | undefined) => {
+      extra?.mcpReq.signal.removeEventListener("abort", onAbort);
+      extra = next;
+      if (next === undefined) return;
+      progress.rebind(next);
+      next.mcpReq.signal.addEventListener("abort", onAbort, { once: true });
+      if (next.mcpReq.signal.aborted) onAbort();
+    };
+    bind(first);
+    const done = options.host.call(
       call,
       () =>
         options.service.callTool(request, {
@@ -169,16 +238,25 @@ export function createSessionServer(options: SessionServerOptions): Server {
           relay,
         }),
     ).finally(() => {
-      extra.mcpReq.signal.removeEventListener("abort", onAbort);
+      const last = extra;
+      bind(undefined);
       progress.stop();
       // The client cancelled: MCP sends it no response, and its stream ends here.
-      if (extra.mcpReq.signal.aborted && !options.disconnected()) {
-        options.closeRequestStream?.(extra.mcpReq.id);
+      if (last?.mcpReq.signal.aborted && !options.disconnected()) {
+        options.closeRequestStream?.(last.mcpReq.id);
       }
       // A call that parked left nothing behind; one that never reached the
       // service may have left a waiter and a pending cancellation.
-      if (!parked) options.service.forget(callId);
+      if (!parked) {
+        options.service.forget(callId);
+        options.crossings?.forget(callId);
+      }
     });
+    return {
+      done,
+      rebind: bind,
+      cancel: (cause) => cancel.abort(new CallCancellation(cause)),
+    };
   };
   return server;
 }
@@ -195,6 +273,13 @@ async function callerRequest(
   caller: CallerRequest,
 ): Promise<Readonly<Record<string, unknown>>> {
   const capabilities = server.getClientCapabilities();
+  if (caller.method === "roots/list") {
+    if (capabilities?.roots === undefined) throw new Error("the client does not support roots");
+    return await extra.mcpReq.send(
+      { method: caller.method, params: caller.params } as ServerRequest,
+      ListRootsResultSchema,
+    );
+  }
   if (caller.method === "sampling/createMessage") {
     if (capabilities?.sampling === undefined) {
       throw new Error("the client does not support sampling");
@@ -216,7 +301,7 @@ async function callerRequest(
 /** Progress on the client's token: relayed updates, then keep-alives while parked. */
 class ProgressRelay {
   readonly #token: ProgressToken | undefined;
-  readonly #extra: Extra;
+  #extra: Extra;
   /** The last progress sent, `undefined` before the first. */
   #last: number | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -224,6 +309,11 @@ class ProgressRelay {
 
   constructor(token: ProgressToken | undefined, extra: Extra) {
     this.#token = token;
+    this.#extra = extra;
+  }
+
+  /** Sends on the stream of the request now waiting for the call. */
+  rebind(extra: Extra): void {
     this.#extra = extra;
   }
 

@@ -13,7 +13,9 @@
  * `serve.max_sessions` are open at once (a request past it is answered 503).
  * A request whose connection closes before its answer is the client's
  * cancellation: its call is recorded as cancelled (the client disconnected),
- * never as delivered. Each client has its own handler, so what its listen
+ * never as delivered. A call whose tool asks the client for input
+ * (elicitation, sampling, roots) answers `input_required` and goes on when
+ * the client calls again (`input_rounds.ts`). Each client has its own handler, so what its listen
  * streams hear (tools, and its own prompts and resources, changed) reaches
  * no other client.
  *
@@ -28,6 +30,7 @@ import type { OpenConversation } from "./_open_session.ts";
 import type { Gateway } from "./gateway.ts";
 import { MAX_RETRY_AFTER_S } from "./http_sessions.ts";
 import { modernConversationKey } from "./modern_conversation_key.ts";
+import { DEFAULT_INPUT_ROUNDS, InputRounds, type InputRoundsOptions } from "./input_rounds.ts";
 
 const log = getLogger(["spillway", "gateway"]);
 
@@ -37,6 +40,8 @@ export interface ModernFrontOptions {
   readonly maxConversations: number;
   /** How long a conversation may go without a request, in ms (`serve.session_idle_timeout`). */
   readonly idleTimeoutMs: number;
+  /** The limits of calls waiting for their client's input. Default: {@linkcode DEFAULT_INPUT_ROUNDS}. */
+  readonly inputs?: InputRoundsOptions;
 }
 
 /** The 2026-07-28 requests of one gateway. */
@@ -47,6 +52,8 @@ export class ModernFront {
   readonly #handlers = new Map<string, McpHttpHandler>();
   /** The open conversations, by client and key. */
   readonly #conversations = new Map<string, OpenConversation>();
+  /** The calls waiting for their client's input between `input_required` rounds. */
+  readonly #rounds: InputRounds;
   #closing = false;
 
   /**
@@ -56,6 +63,7 @@ export class ModernFront {
   constructor(gateway: Gateway, options: ModernFrontOptions) {
     this.#gateway = gateway;
     this.#options = options;
+    this.#rounds = new InputRounds(options.inputs ?? DEFAULT_INPUT_ROUNDS);
     gateway.onListChanged((kind, client) => {
       for (const [name, handler] of this.#handlers) {
         if (kind === "tools") handler.notify.toolsChanged();
@@ -97,6 +105,7 @@ export class ModernFront {
   /** Closes every conversation (their running calls are cancelled and recorded) and handler. */
   async close(): Promise<void> {
     this.#closing = true;
+    this.#rounds.close("spillway serve is shutting down");
     const conversations = [...this.#conversations.values()];
     this.#conversations.clear();
     await Promise.allSettled(conversations.map((c) => c.session.close()));
@@ -126,7 +135,7 @@ export class ModernFront {
         const conversation = typeof key === "string" ? this.#conversations.get(key) : undefined;
         if (conversation === undefined) throw new Error("the request's conversation has ended");
         // Over HTTP a 2026-07-28 client cancels by closing its request: an abort is that.
-        return conversation.server({ disconnected: () => true });
+        return conversation.server({ disconnected: () => true, rounds: this.#rounds });
       }, {
         legacy: "reject",
         responseMode: "auto",

@@ -19,6 +19,7 @@
 
 import { isInitializeRequest, PROTOCOL_VERSION_META_KEY } from "../service/sdk.ts";
 import { ModernFront } from "./modern_front.ts";
+import type { InputRoundsOptions } from "./input_rounds.ts";
 import { ByteSize } from "../size/byte_size.ts";
 import { Duration } from "../config/duration.ts";
 import {
@@ -72,6 +73,12 @@ export interface ServeHttpOptions {
    * (`serve.session_idle_timeout`). Default: {@linkcode DEFAULT_SESSION_IDLE_TIMEOUT}.
    */
   readonly sessionIdleTimeoutMs?: number;
+  /**
+   * The limits of 2026-07-28 calls waiting for their client's input
+   * (`serve.input_timeout`, `max_input_waits`, `max_input_size`). Default:
+   * {@linkcode DEFAULT_INPUT_ROUNDS}.
+   */
+  readonly inputs?: InputRoundsOptions;
 }
 
 /** A listening gateway. */
@@ -134,7 +141,11 @@ export async function serveHttp(
   const idleTimeoutMs = options.sessionIdleTimeoutMs ??
     Duration.parse(DEFAULT_SESSION_IDLE_TIMEOUT).ms;
   const sessions = new HttpSessions(gateway, { maxSessions, idleTimeoutMs });
-  const modern = new ModernFront(gateway, { maxConversations: maxSessions, idleTimeoutMs });
+  const modern = new ModernFront(gateway, {
+    maxConversations: maxSessions,
+    idleTimeoutMs,
+    ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+  });
 
   const route = async (request: Request): Promise<Response> => {
     // The Host is checked before anything reads the URL built from it.

@@ -42,6 +42,12 @@ export interface SessionInput {
    * Default: none.
    */
   readonly opening?: () => StreamEvent | undefined;
+  /**
+   * The events recorded between a batch's requests and responses: what its
+   * calls asked their client for while they ran (`tool_call_input`), asked
+   * at each commit with the batch's call ids. Default: none.
+   */
+  readonly inputsOf?: (callIds: readonly string[]) => readonly StreamEvent[];
   /** Aborted on `stop`: interrupts a person reviewing a result. */
   readonly interrupt: AbortController;
   /** How long the session may sit idle before it closes itself, in ms. Default: forever. */

@@ -1,7 +1,7 @@
 /**
  * What a tool source may pass back to the caller while a call runs: progress,
- * log messages, and requests for the caller itself (MCP sampling and
- * elicitation). `spillway serve` relays them between an upstream MCP server
+ * log messages, and requests for the caller itself (MCP sampling,
+ * elicitation and roots). `spillway serve` relays them between an upstream MCP server
  * and the client that made the call; the runtime's own executor passes none.
  *
  * @module
@@ -27,10 +27,10 @@ export interface LogMessage {
   readonly data: unknown;
 }
 
-/** A request the tool sends to the caller: `sampling/createMessage` or `elicitation/create`. */
+/** A request the tool sends to the caller: `sampling/createMessage`, `elicitation/create` or `roots/list`. */
 export interface CallerRequest {
   /** The MCP method. */
-  readonly method: "sampling/createMessage" | "elicitation/create";
+  readonly method: "sampling/createMessage" | "elicitation/create" | "roots/list";
   /** The request's params, as the tool sent them. */
   readonly params: Readonly<Record<string, unknown>>;
 }

@@ -174,9 +174,45 @@ export interface SessionStartEvent {
   readonly at: string;
 }
 
+/**
+ * A request a tool's server sent to the caller while its call ran (an MCP
+ * elicitation, sampling or roots request), and how the caller answered it:
+ * by sizes and kinds, not contents. Recorded with the call's response, in
+ * front of it; a call may have several, one per request.
+ */
+export interface ToolCallInputEvent {
+  /** `"tool_call_input"`. */
+  readonly type: "tool_call_input";
+  /** The call that asked. */
+  readonly id: string;
+  /** What it asked for. */
+  readonly kind: "elicitation" | "sampling" | "roots";
+  /**
+   * How the caller was asked: a request of its own (`"request"`, MCP
+   * 2025-11-25), or an `input_required` answer it called again after
+   * (`"input_required"`, MCP 2026-07-28).
+   */
+  readonly via: "request" | "input_required";
+  /** UTF-8 bytes of the request's params (compact JSON). */
+  readonly request_bytes: number;
+  /** UTF-8 bytes of the caller's answer (compact JSON), when it answered. */
+  readonly answer_bytes?: number;
+  /**
+   * How it ended: the caller's elicitation action (`"accept"`, `"decline"`,
+   * `"cancel"`), `"answered"` (sampling, roots), or `"failed"` (no answer:
+   * `reason` says why).
+   */
+  readonly outcome: "accept" | "decline" | "cancel" | "answered" | "failed";
+  /** Why it failed. */
+  readonly reason?: string;
+  /** ISO 8601 time it was asked. */
+  readonly at: string;
+}
+
 /** Any event of the stream. */
 export type StreamEvent =
   | SessionStartEvent
+  | ToolCallInputEvent
   | TurnStartEvent
   | ChatRequestEvent
   | ChatResponseEvent

@@ -1,8 +1,8 @@
 /**
  * What an upstream MCP server sends back while a call runs, passed on to the
  * caller of that call (`spillway serve` relays it to the client that made
- * it): progress, log messages, and the server's own requests, sampling and
- * elicitation, with the caller's answers back.
+ * it): progress, log messages, and the server's own requests, sampling,
+ * elicitation and roots, with the caller's answers back.
  *
  * Which call a message belongs to:
  *
@@ -38,6 +38,7 @@ import {
   type Client,
   type CreateMessageResult,
   type ElicitResult,
+  type ListRootsResult,
   ProtocolErrorCode,
 } from "../sdk.ts";
 import type { CallerRequest, ToolCallRelay } from "../tool_call_relay.ts";
@@ -79,7 +80,7 @@ export class InquiryFailedError extends Error {
  * import assert from "node:assert/strict";
  * import { UpstreamCallRelays } from "./upstream_call_relays.ts";
  * const relays = new UpstreamCallRelays("mcp.demo", { inquiries: true });
- * assert.deepEqual(relays.capabilities, { sampling: {}, elicitation: {} });
+ * assert.deepEqual(relays.capabilities, { sampling: {}, elicitation: {}, roots: {} });
  * const result = await relays.run(
  *   { progress: () => {} },
  *   new AbortController().signal,
@@ -106,13 +107,17 @@ export class UpstreamCallRelays {
   }
 
   /** The capabilities the client of the server declares. */
-  get capabilities(): { sampling?: Record<string, never>; elicitation?: Record<string, never> } {
-    return this.#inquiries ? { sampling: {}, elicitation: {} } : {};
+  get capabilities(): {
+    sampling?: Record<string, never>;
+    elicitation?: Record<string, never>;
+    roots?: Record<string, never>;
+  } {
+    return this.#inquiries ? { sampling: {}, elicitation: {}, roots: {} } : {};
   }
 
   /**
    * Installs the handlers of progress, log messages and (when callers can
-   * answer them) sampling and elicitation on the client of the server,
+   * answer them) sampling, elicitation and roots on the client of the server,
    * created with {@linkcode capabilities}, before it connects.
    */
   install(client: Client): void {
@@ -139,6 +144,13 @@ export class UpstreamCallRelays {
       (request) =>
         this.#inquire({ method: "elicitation/create", params: request.params }) as Promise<
           ElicitResult
+        >,
+    );
+    client.setRequestHandler(
+      "roots/list",
+      (request) =>
+        this.#inquire({ method: "roots/list", params: request.params ?? {} }) as Promise<
+          ListRootsResult
         >,
     );
   }
@@ -202,7 +214,11 @@ export class UpstreamCallRelays {
 
   /** Sends a server request to the caller of the one call in flight. */
   async #inquire(request: CallerRequest): Promise<Record<string, unknown>> {
-    const what = request.method === "sampling/createMessage" ? "sampling" : "elicitation";
+    const what = request.method === "sampling/createMessage"
+      ? "sampling"
+      : request.method === "roots/list"
+      ? "roots"
+      : "elicitation";
     if (this.#calls.size !== 1) {
       throw refusal(
         ProtocolErrorCode.InvalidRequest,
