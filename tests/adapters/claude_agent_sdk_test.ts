@@ -13,52 +13,18 @@ import assert from "node:assert/strict";
 import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { CLAUDE_CODE_INLINE_CHARS, spillwayHooks } from "../../src/adapters/claude_agent_sdk.ts";
-import { anthropicAnswer } from "../../src/testing/anthropic_wire.ts";
-import { FakeModelServer, type RecordedRequest } from "../../src/testing/fake_model_server.ts";
 import {
   failsWhenTheStoreCannotRecord,
   keepsEachCallWithinTheCeiling,
   type RunRound,
   sendsTheRecordedCut,
 } from "./_adapter_round.ts";
-import { bigLog, type ReplyCall } from "./_responses_reply.ts";
-
-type Json = Record<string, unknown>;
-const array = (value: unknown): Json[] => Array.isArray(value) ? value as Json[] : [];
-/** The SDK MCP server is `logs`: Claude Code names its tool so. */
-const BIG_LOG = "mcp__logs__big_log";
-
-/** The `tool_result`s a Messages request carried, by `tool_use_id`, their text blocks joined. */
-function sentResults(request: RecordedRequest): Map<string, string> {
-  const sent = new Map<string, string>();
-  for (const message of array(request.body.messages)) {
-    for (const block of array(message.content)) {
-      if (block.type !== "tool_result") continue;
-      const text = typeof block.content === "string"
-        ? block.content
-        : array(block.content).map((part) => String(part.text)).join("");
-      sent.set(String(block.tool_use_id), text);
-    }
-  }
-  return sent;
-}
-
-/** The fake model: `calls` while no result came back, then "done"; token counts answered. */
-function fakeModel(calls: readonly ReplyCall[]): FakeModelServer {
-  return FakeModelServer.start((request) => {
-    if (request.path.endsWith("/count_tokens")) return { status: 200, body: { input_tokens: 10 } };
-    if (sentResults(request).size > 0) return anthropicAnswer({ text: "done" });
-    const offered = array(request.body.tools).some((t) => t.name === BIG_LOG);
-    if (!offered) return anthropicAnswer({ text: "no big_log offered" });
-    return anthropicAnswer({
-      toolCalls: calls.map((call) => ({ id: call.id, name: BIG_LOG, arguments: call.arguments })),
-    });
-  });
-}
+import { BIG_LOG, messagesModel, modelCalls, sentResults } from "./_messages_reply.ts";
+import { bigLog } from "./_responses_reply.ts";
 
 /** One `query`; the model makes `calls`, then answers "done". */
 const run: RunRound = async (calls, options) => {
-  const server = fakeModel(calls);
+  const server = messagesModel(calls);
   const home = await Deno.makeTempDir({ prefix: "spillway-claude-agent-sdk-" });
   const spillway = await spillwayHooks(options);
   try {
@@ -102,11 +68,11 @@ const run: RunRound = async (calls, options) => {
         }
       }
     })().then(() => ({ ok: true as const }), (error) => ({ ok: false as const, error }));
-    const modelCalls = server.requests.filter((r) => r.path === "/v1/messages");
+    const requests = modelCalls(server);
     return {
       result,
-      modelCalls: modelCalls.length,
-      sent: sentResults(modelCalls.at(-1)!),
+      modelCalls: requests.length,
+      sent: sentResults(requests.at(-1)!),
       conversationId: spillway.cap.conversationId,
     };
   } finally {
