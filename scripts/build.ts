@@ -24,6 +24,8 @@ const ENTRIES: readonly string[] = [
   "src/adapters/ai_sdk.ts",
   "src/adapters/openai_agents.ts",
   "src/adapters/langchain.ts",
+  "src/adapters/mastra.ts",
+  "src/adapters/claude_agent_sdk.ts",
 ];
 
 const modules = await bundleForNode(ROOT, ENTRIES, new URL("dist/", ROOT));

@@ -3,18 +3,16 @@
  * package: examples/embed/*.mjs run in a folder where the tarball and the
  * packages each one's first line names are installed (from npm), against
  * the loopback fake model. The notice is printed and the model is sent the
- * recorded cut. Ignored without a tarball, unless SPILLWAY_REQUIRE_PACKAGE.
+ * recorded cut (tests/adapters/_embed_examples.ts). Ignored without a
+ * tarball, unless SPILLWAY_REQUIRE_PACKAGE.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
-import { FileStreamStore } from "../src/stream/file_stream_store.ts";
-import type { ToolCallResponseEvent } from "../src/stream/events.ts";
-import { FakeModelServer } from "../src/testing/fake_model_server.ts";
 import { installPackage, PACKAGE_REQUIRED, PACKAGE_TARBALL } from "./_installed_package.ts";
 import { join } from "./_paths.ts";
-import { responsesReply, sentOutputs } from "./adapters/_responses_reply.ts";
+import { assertExampleRun, EMBED_EXAMPLES, exampleModel } from "./adapters/_embed_examples.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 /** The versions the Deno tests use (deno.json), for each package an example requires. */
@@ -26,6 +24,8 @@ const VERSIONS: Record<string, string> = {
   "@langchain/openai": "1.6.0",
   "@langchain/core": "1.4.0",
   "zod": "4.6.7",
+  "@mastra/core": "1.71.0",
+  "@anthropic-ai/claude-agent-sdk": "0.3.337",
 };
 
 Deno.test({
@@ -35,7 +35,7 @@ Deno.test({
   fn: async () => {
     const installed = await installPackage();
     try {
-      for (const example of ["ai-sdk", "openai-agents", "langchain"]) {
+      for (const example of EMBED_EXAMPLES) {
         const source = await Deno.readTextFile(join(ROOT, "examples", "embed", `${example}.mjs`));
         const requires = /^\/\/ requires: (.+)$/m.exec(source.split("\n")[0]!)?.[1]?.split(" ");
         assert.ok(requires !== undefined, `${example}.mjs names what it requires`);
@@ -62,44 +62,26 @@ Deno.test({
 });
 
 async function runExample(dir: string, env: Record<string, string>, example: string) {
-  const workspace = join(dir, `ws-${example}`);
-  const server = FakeModelServer.start([
-    responsesReply({ calls: [{ id: "c1", name: "big_log", arguments: { bytes: 1_000_000 } }] }),
-    responsesReply({ text: "the workers are ready" }),
-  ]);
+  const scratch = join(dir, `run-${example}`);
+  await Deno.mkdir(scratch);
+  const workspace = join(scratch, "ws");
+  const model = exampleModel(example, scratch);
   try {
     const { code, stdout, stderr } = await new Deno.Command(join(env.PATH!, "node"), {
       args: [`${example}.mjs`],
       cwd: dir,
-      env: {
-        ...env,
-        OPENAI_BASE_URL: `${server.url}/v1`,
-        OPENAI_API_KEY: "test",
-        SPILLWAY_WORKSPACE: workspace,
-      },
+      env: { ...env, ...model.env, SPILLWAY_WORKSPACE: workspace },
       clearEnv: true,
       stdout: "piped",
       stderr: "piped",
     }).output();
-    const out = new TextDecoder().decode(stdout);
-    const err = new TextDecoder().decode(stderr);
-    assert.equal(code, 0, `${example}: ${err}`);
-    assert.ok(
-      err.includes("big_log: sent 256.0 KB of 976.5 KB to the assistant (size_threshold)\n"),
-      err,
-    );
-    const id = /recorded: conversation (\S+)/.exec(out)?.[1];
-    assert.ok(id !== undefined, out);
-    const stream = await new FileStreamStore(join(workspace, "conversations")).open(id);
-    const { events } = await stream.load();
-    await stream.close();
-    const response = events.find((e): e is ToolCallResponseEvent =>
-      e.type === "tool_call_response"
-    );
-    const sent = sentOutputs(server.requests[1]!).get("c1");
-    assert.equal(sent, response?.content);
-    assert.ok(sent?.includes("\n... [truncated, 976.5 KB → 256.0 KB]\n"));
+    const decoder = new TextDecoder();
+    await assertExampleRun(model, workspace, {
+      code,
+      stdout: decoder.decode(stdout),
+      stderr: `${example}: ${decoder.decode(stderr)}`,
+    });
   } finally {
-    await server.close();
+    await model.server.close();
   }
 }

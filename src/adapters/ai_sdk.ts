@@ -17,12 +17,15 @@
  */
 
 import type { LanguageModelMiddleware, Tool } from "ai";
+import { type ReadToolOutputInput, readToolOutputTool } from "./_read_tool_output.ts";
 import {
   type CappedOutput,
   type ToolOutput,
   ToolOutputCap,
   type ToolOutputCapOptions,
 } from "./tool_output_cap.ts";
+
+export type { ReadToolOutputInput } from "./_read_tool_output.ts";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];
@@ -42,30 +45,6 @@ export type SpillwayMiddleware = LanguageModelMiddleware & {
   readonly readToolOutput: Tool<ReadToolOutputInput, string>;
 };
 
-/** The arguments of {@linkcode SpillwayMiddleware.readToolOutput}. */
-export interface ReadToolOutputInput {
-  /** The output's reference, as its cut names it. */
-  readonly ref: string;
-  /** First byte of the page. Default 0. */
-  readonly offset?: number;
-  /** Bytes in the page. Default 65,536. */
-  readonly length?: number;
-}
-
-/** What `jsonSchema()` of the AI SDK marks a schema with (`Symbol.for`: no import of `ai` needed). */
-const SCHEMA_BRAND = Symbol.for("vercel.ai.schema");
-
-const READ_TOOL_OUTPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    ref: { type: "string", description: 'The output\'s reference, "sha256:" and 64 hex digits.' },
-    offset: { type: "integer", minimum: 0, description: "First byte of the page (default 0)." },
-    length: { type: "integer", minimum: 0, description: "Bytes in the page (default 65536)." },
-  },
-  required: ["ref"],
-  additionalProperties: false,
-} as const;
-
 /**
  * A middleware for `wrapLanguageModel` that caps, records and spills the
  * tool results a model is sent. Close `middleware.cap` when done.
@@ -79,20 +58,7 @@ export async function spillwayMiddleware(
 ): Promise<SpillwayMiddleware> {
   const cap = await ToolOutputCap.open(options);
   const recorded = new Map<string, CappedOutput>();
-  const readToolOutput = {
-    description: "Read the whole output of an earlier tool call that was cut. A cut output names " +
-      'it on the line after its truncation marker: ... [full output: read_tool_output ref="sha256:…" ' +
-      "(N bytes)]. Pass that ref with a byte offset and length to get those bytes of the output.",
-    inputSchema: {
-      [SCHEMA_BRAND]: true,
-      _type: undefined,
-      jsonSchema: READ_TOOL_OUTPUT_SCHEMA,
-      validate: undefined,
-    },
-    execute: async ({ ref, offset = 0, length = 64 * 1024 }: ReadToolOutputInput) =>
-      await cap.readOutput(ref, offset, length) ??
-        `read_tool_output: no output ${JSON.stringify(ref)} (pass the ref a cut output names)`,
-  } as unknown as Tool<ReadToolOutputInput, string>;
+  const readToolOutput = readToolOutputTool<Tool<ReadToolOutputInput, string>>(cap);
   return {
     specificationVersion: "v4",
     cap,

@@ -8,7 +8,8 @@
  * throws: the model is sent nothing that was not recorded.
  *
  * It is the review layer the gateway uses, applied to outputs a framework
- * ran itself; the adapters (`spillway/ai-sdk`, `spillway/openai-agents`)
+ * ran itself; the adapters (`spillway/ai-sdk`, `spillway/openai-agents`,
+ * `spillway/langchain`, `spillway/mastra`, `spillway/claude-agent-sdk`)
  * only translate their framework's shapes to {@linkcode ToolOutput}.
  *
  * @module

@@ -1,15 +1,21 @@
 /**
  * The framework adapters (docs/adapters.md): what a 5 MB tool result costs
- * inside each framework (AI SDK, OpenAI Agents, LangChain.js) with spillway (cut to 256 KB, the whole output
- * spilled, the step recorded and fsynced) against the same step of the
- * same framework without it (the baseline: the 5 MB sent whole). Each
- * iteration is one tool round against the loopback fake model: a call,
- * the tool's 5 MB, the model's answer. Tracing is off.
+ * inside each framework (AI SDK, OpenAI Agents, LangChain.js, Mastra, the
+ * Claude Agent SDK) with spillway (cut to 256 KB, the whole output spilled,
+ * the step recorded and fsynced) against the same step of the same
+ * framework without it (the baseline: the 5 MB sent whole; Claude Code
+ * alone writes it to a file and sends 2 KB of it). Each iteration is one
+ * tool round against the loopback fake model: a call, the tool's 5 MB, the
+ * model's answer; a Claude Agent SDK round also starts the `claude` binary.
+ * Tracing and telemetry are off.
  *
  * @module
  */
 
 import { createOpenAI } from "@ai-sdk/openai";
+import { createSdkMcpServer, query, tool as claudeTool } from "@anthropic-ai/claude-agent-sdk";
+import { Agent as MastraAgent } from "@mastra/core/agent";
+import { createTool } from "@mastra/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent, tool as langchainTool } from "langchain";
 import { z } from "zod";
@@ -31,11 +37,15 @@ import {
 import { spillwayMiddleware } from "../../src/adapters/ai_sdk.ts";
 import { spillwayGuardrail } from "../../src/adapters/openai_agents.ts";
 import { spillwayAgentMiddleware } from "../../src/adapters/langchain.ts";
+import { spillwayProcessor } from "../../src/adapters/mastra.ts";
+import { spillwayHooks } from "../../src/adapters/claude_agent_sdk.ts";
 import type { ToolOutputCapOptions } from "../../src/adapters/tool_output_cap.ts";
 import { FakeModelServer } from "../../src/testing/fake_model_server.ts";
+import { BIG_LOG, messagesModel } from "../adapters/_messages_reply.ts";
 import { bigLog, responsesReply } from "../adapters/_responses_reply.ts";
 
 setTracingDisabled(true);
+Deno.env.set("MASTRA_TELEMETRY_DISABLED", "1");
 /** Each round moves megabytes: a fixed, small count of them gives steady figures. */
 const ROUNDS = { n: 30, warmup: 3 };
 const RESULT = bigLog(5 * 1024 * 1024);
@@ -53,6 +63,8 @@ const options: ToolOutputCapOptions = { workspace, notices: { notice() {} } };
 const middleware = await spillwayMiddleware(options);
 const guardrail = await spillwayGuardrail(options);
 const agentMiddleware = await spillwayAgentMiddleware(options);
+const processor = await spillwayProcessor(options);
+const hooks = await spillwayHooks(options);
 
 const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: "bench" });
 const aiTools = (result: string) => ({
@@ -178,6 +190,107 @@ Deno.bench(
   async () => await langchainRound(smallGraph),
 );
 
+function mastraAgent(guarded: boolean, result = RESULT) {
+  return new MastraAgent({
+    id: "reader",
+    name: "reader",
+    instructions: "read",
+    model: { id: "openai/fake-model", url: `${server.url}/v1`, apiKey: "bench", api: "responses" },
+    tools: {
+      big_log: createTool({
+        id: "big_log",
+        description: "log lines",
+        inputSchema: z.object({}),
+        execute: () => Promise.resolve(result),
+      }),
+    },
+    inputProcessors: guarded ? [processor] : [],
+  });
+}
+const plainMastra = mastraAgent(false);
+const cappedMastra = mastraAgent(true);
+const smallMastra = mastraAgent(false, SENT);
+async function mastraRound(which: MastraAgent) {
+  const { text } = await which.generate("read", { maxSteps: 3 });
+  server.requests.length = 0;
+  if (text !== "done") throw new Error(`the round ended with ${JSON.stringify(text)}`);
+}
+
+Deno.bench("mastra: a 5 MB result, the framework alone", {
+  group: "mastra",
+  baseline: true,
+  ...ROUNDS,
+}, async () => await mastraRound(plainMastra));
+Deno.bench("mastra: a 5 MB result through spillway/mastra", {
+  group: "mastra",
+  ...ROUNDS,
+}, async () => await mastraRound(cappedMastra));
+Deno.bench(
+  "mastra: a 256 KB result (what spillway sends), the framework alone",
+  { group: "mastra", ...ROUNDS },
+  async () => await mastraRound(smallMastra),
+);
+
+/** A round starts Claude Code (about a second): fewer of them. */
+const CLAUDE_ROUNDS = { n: 10, warmup: 1 };
+const anthropic = messagesModel([{ id: "c1", name: BIG_LOG, arguments: {} }]);
+const claudeHome = await Deno.makeTempDir({ prefix: "spillway_adapters_bench_claude_" });
+async function claudeRound(guarded: boolean, result = RESULT) {
+  const big = claudeTool(
+    "big_log",
+    "log lines",
+    {},
+    () => Promise.resolve({ content: [{ type: "text", text: result }] }),
+    { alwaysLoad: true },
+  );
+  const logs = createSdkMcpServer({ name: "logs", tools: [hooks.inline(big)] });
+  const messages = query({
+    prompt: "read",
+    options: {
+      model: "claude-fake",
+      mcpServers: { logs },
+      tools: [],
+      allowedTools: [BIG_LOG],
+      ...(guarded ? { hooks: hooks.hooks } : {}),
+      persistSession: false,
+      settingSources: [],
+      cwd: claudeHome,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: claudeHome,
+        ANTHROPIC_BASE_URL: anthropic.url,
+        ANTHROPIC_API_KEY: "bench",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_ERROR_REPORTING: "1",
+      },
+    },
+  });
+  let answer: string | undefined;
+  for await (const message of hooks.guarded(messages)) {
+    if (message.type === "result" && message.subtype === "success") answer = message.result;
+  }
+  anthropic.requests.length = 0;
+  if (answer !== "done") throw new Error(`the query ended with ${JSON.stringify(answer)}`);
+}
+
+Deno.bench("claude-agent-sdk: a 5 MB result, the framework alone (to a file, 2 KB sent)", {
+  group: "claude-agent-sdk",
+  baseline: true,
+  ...CLAUDE_ROUNDS,
+}, async () => await claudeRound(false));
+Deno.bench("claude-agent-sdk: a 5 MB result through spillway/claude-agent-sdk", {
+  group: "claude-agent-sdk",
+  ...CLAUDE_ROUNDS,
+}, async () => await claudeRound(true));
+Deno.bench(
+  "claude-agent-sdk: a 256 KB result (what spillway sends), the framework alone",
+  { group: "claude-agent-sdk", ...CLAUDE_ROUNDS },
+  async () => await claudeRound(false, SENT),
+);
+
 globalThis.addEventListener("unload", () => {
   Deno.removeSync(workspace, { recursive: true });
+  Deno.removeSync(claudeHome, { recursive: true });
 });
