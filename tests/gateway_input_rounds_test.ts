@@ -4,67 +4,14 @@
  * client pinned to it, fulfilling `input_required` with its elicitation,
  * sampling and roots handlers) in front of an upstream that asks the 2025
  * way (server-to-client requests) and one that asks the 2026 way
- * (`input_required`); several requests in one round and several rounds; a
- * declined elicitation; and what crossed recorded with the call.
+ * (`input_required`); a 2025-11-25 client in front of the 2026 one; several
+ * requests in one round and several rounds; a declined elicitation; and
+ * what crossed recorded with the call.
  */
 
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import { spawnHttpServe, textOf } from "./gateway_fixtures.ts";
-import { UPSTREAM_V2_ARGS } from "./_conformance.ts";
-import { join } from "./_paths.ts";
-
-/** A config putting the v2 fixture, speaking `protocol`, behind spillway over stdio. */
-export function fixtureConfig(protocol: "2025-11-25" | "2026-07-28"): string {
-  return `[providers.mcp.conf]
-type = "stdio"
-command = ${JSON.stringify(Deno.execPath())}
-arguments = ${JSON.stringify([...UPSTREAM_V2_ARGS, "--protocol", protocol])}
-protocol = "${protocol}"
-`;
-}
-
-/** The answers a person would give: a name, a colour, a completion, one root; or a decline. */
-export interface Answers {
-  readonly decline?: boolean;
-}
-
-/** A v2 client pinned to 2026-07-28 that answers elicitation, sampling and roots. */
-export async function modernClient(url: URL, answers: Answers = {}): Promise<Client> {
-  const client = new Client({ name: "rounds-test", version: "1.0.0" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-    capabilities: { elicitation: {}, sampling: {}, roots: {} },
-    inputRequired: { autoFulfill: true },
-  });
-  client.setRequestHandler("elicitation/create", (request) => {
-    if (answers.decline) return { action: "decline" };
-    const schema = request.params as { requestedSchema?: { properties?: object } };
-    const field = Object.keys(schema.requestedSchema?.properties ?? { name: 0 })[0] ?? "name";
-    return { action: "accept", content: { [field]: field === "color" ? "teal" : "Ada" } };
-  });
-  client.setRequestHandler("sampling/createMessage", () => ({
-    role: "assistant",
-    content: { type: "text", text: "Good day," },
-    model: "test-model",
-    stopReason: "endTurn",
-  }));
-  client.setRequestHandler("roots/list", () => ({
-    roots: [{ uri: "file:///work", name: "work" }],
-  }));
-  await client.connect(new StreamableHTTPClientTransport(url));
-  return client;
-}
-
-/** Every event of every conversation in `workspace`. */
-export function recordedEvents(workspace: string): Record<string, unknown>[] {
-  const dir = join(workspace, "conversations");
-  const events: Record<string, unknown>[] = [];
-  for (const entry of Deno.readDirSync(dir)) {
-    const text = Deno.readTextFileSync(join(dir, entry.name, "events.jsonl"));
-    for (const line of text.split("\n")) if (line !== "") events.push(JSON.parse(line));
-  }
-  return events;
-}
+import { fixtureConfig, modernClient, recordedEvents } from "./_input_rounds.ts";
 
 for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
   Deno.test(`a 2026-07-28 client, a ${protocol} upstream: three kinds asked in one round, answered, recorded`, async () => {
@@ -109,9 +56,37 @@ for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
         name: "test_input_required_result_elicitation",
         arguments: {},
       });
-      console.log(JSON.stringify(result).slice(0, 400));
+      assert.equal((result as { isError?: boolean }).isError, true);
+      assert.match(
+        textOf(result),
+        /the client declined the elicitation request \(action: decline\)/,
+      );
     } finally {
       await declining.close();
     }
   });
 }
+
+Deno.test("a 2025-11-25 client, a 2026-07-28 upstream: its input_required asked as requests, two rounds, recorded", async () => {
+  await using serve = await spawnHttpServe(["--no-auth"], { config: fixtureConfig("2026-07-28") });
+  const client = await modernClient(serve.url as URL, { era: "2025-11-25" });
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
+    const result = await client.callTool({
+      name: "test_input_required_result_multi_round",
+      arguments: {},
+    });
+    assert.equal(textOf(result), "Multi-round complete: Ada likes teal");
+    const multiple = await client.callTool({
+      name: "test_input_required_result_multiple_inputs",
+      arguments: {},
+    });
+    assert.equal(textOf(multiple), "Good day, Ada (1 root(s) visible)");
+    const events = recordedEvents(serve.workspace);
+    const inputs = events.filter((e) => e.type === "tool_call_input");
+    assert.equal(inputs.length, 5);
+    assert.ok(inputs.every((e) => e.via === "request" && e.outcome !== "failed"));
+  } finally {
+    await client.close();
+  }
+});

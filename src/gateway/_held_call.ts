@@ -198,7 +198,7 @@ export class HeldCall<T> {
   #round(asked: readonly Asked[]): HeldStep<T> {
     const requests: Record<string, InputRequest> = {};
     for (const { key, request } of asked) {
-      requests[key] = { method: request.method, params: request.params } as InputRequest;
+      requests[key] = { method: request.method, params: embedded(request.params) } as InputRequest;
     }
     return { kind: "input", requests };
   }
@@ -208,4 +208,16 @@ export class HeldCall<T> {
     this.#changed = Promise.withResolvers<void>();
     changed.resolve();
   }
+}
+
+/**
+ * A request's params as a client is handed them: the upstream's own
+ * progress token (which names a request of spillway's, not the client's)
+ * left out of its `_meta`.
+ */
+function embedded(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { _meta, ...rest } = params as { _meta?: Record<string, unknown> };
+  if (_meta === undefined) return rest;
+  const { progressToken: _, ...meta } = _meta;
+  return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
 }

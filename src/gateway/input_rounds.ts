@@ -83,6 +83,8 @@ interface State {
   readonly c: string;
   /** The tool. */
   readonly t: string;
+  /** When the call stops waiting, in ms since the epoch. */
+  readonly x: number;
 }
 
 interface Entry {
@@ -196,6 +198,9 @@ export class InputRounds {
       );
     }
     const entry = this.#held.get(state.h);
+    if (entry === undefined && Date.now() >= state.x) {
+      throw invalid(rejection("expired", this.#options.timeoutMs));
+    }
     if (entry === undefined) {
       throw invalid(
         "spillway cannot continue this call: the call it continues has ended (it was answered, " +
@@ -255,6 +260,7 @@ export class InputRounds {
       r: held.round,
       c: held.client,
       t: held.tool,
+      x: Date.now() + timeoutMs,
     });
     return { resultType: "input_required", inputRequests: step.requests, requestState };
   }
