@@ -193,3 +193,21 @@ Deno.test("a call needing a capability its client did not declare: -32021 naming
   );
   assert.equal(reply.status, 400);
 });
+
+Deno.test("a call waiting for its client's input does not hold back the calls it arrived with", async () => {
+  await using serve = await spawnHttpServe(["--no-auth"], { config: fixtureConfig("2025-11-25") });
+  const url = serve.url as URL;
+  const waiting = round(await call(url, "test_input_required_result_elicitation"));
+  const sibling = await call(url, "test_simple_text");
+  const text = (sibling.result?.content as { text: string }[])[0]?.text;
+  assert.match(text ?? "", /simple text/i);
+  const done = await call(url, "test_input_required_result_elicitation", {
+    extra: {
+      requestState: waiting.state,
+      inputResponses: { [waiting.key]: accept({ name: "Ada" }) },
+    },
+  });
+  assert.equal((done.result?.content as { text: string }[])[0]?.text, "Hello, Ada!");
+  const responses = recordedEvents(serve.workspace).filter((e) => e.type === "tool_call_response");
+  assert.equal(responses.length, 2);
+});

@@ -8,7 +8,8 @@
  * the number of calls in flight (a phase's ready calls are a persistent
  * list, newest first); it returns what happened to the session's phases,
  * as the `session` machine's events: a phase opened, sealed, completed (its
- * batch, in arrival order) or dropped (its calls all left without parking).
+ * batch, in arrival order) or dropped (its calls all left without parking),
+ * or a call stepped aside into a phase of its own (it waits on its client).
  *
  * A call is known by its arrival number (`seq`, counted by the host): a
  * phase holds the calls that arrived from its first to its last, so arrival
@@ -39,7 +40,12 @@ export type PhaseEvent =
   /** Every call of a phase ended, some of them ready: its batch, in arrival order, to commit. */
   | { readonly type: "phase.complete"; readonly batch: readonly ReadyCall[] }
   /** Every call of a phase left without parking: nothing to commit. */
-  | { readonly type: "phase.dropped" };
+  | { readonly type: "phase.dropped" }
+  /**
+   * A running call stepped out of its phase into one of its own, sealed
+   * (it waits on its client for input): one more phase is gathering.
+   */
+  | { readonly type: "phase.aside" };
 
 /** The ready calls of a phase, newest first: adding one copies nothing. */
 interface ReadyList {
@@ -77,6 +83,7 @@ export const NO_PHASES: SessionPhases = { gathering: [] };
 const OPENED: PhaseEvent = { type: "phase.opened" };
 const SEALED: PhaseEvent = { type: "phase.sealed" };
 const DROPPED: PhaseEvent = { type: "phase.dropped" };
+const ASIDE: PhaseEvent = { type: "phase.aside" };
 
 /** Whether a phase takes arrivals now. */
 export function hasOpenPhase(phases: SessionPhases): boolean {
@@ -127,6 +134,29 @@ export function left(phases: SessionPhases, seq: number): PhaseStep {
   // An open phase with no call left has nothing to take further calls for.
   const sealed = phase.open && next.running === 0;
   return settle(phases, at, sealed ? { ...next, open: false } : next, sealed ? [SEALED] : []);
+}
+
+/**
+ * Call `seq` waits on its client (a 2026-07-28 call's input round, which
+ * may take minutes): it leaves its phase, whose other calls are committed
+ * without it, for a sealed phase of its own, where it is known as `aside`
+ * (a number no arrival has: negative).
+ */
+export function stepAside(phases: SessionPhases, seq: number, aside: number): PhaseStep {
+  const leaving = left(phases, seq);
+  const own: GatheredPhase = {
+    first: aside,
+    last: aside,
+    open: false,
+    running: 1,
+    ready: undefined,
+  };
+  const { gathering } = leaving.phases;
+  const last = gathering.at(-1);
+  // The open phase, if any, stays the last.
+  const next = last?.open === true ? [...gathering.slice(0, -1), own, last] : [...gathering, own];
+  // Counted first: the session never sees a moment with nothing in flight.
+  return { phases: { gathering: next }, events: [ASIDE, ...leaving.events] };
 }
 
 function indexOf(phases: SessionPhases, seq: number): number {

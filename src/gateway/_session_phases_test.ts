@@ -13,6 +13,7 @@ import {
   ready,
   type ReadyCall,
   type SessionPhases,
+  stepAside,
 } from "./_session_phases.ts";
 
 const readyCall = (seq: number): ReadyCall => ({
@@ -167,4 +168,41 @@ Deno.test("whatever the interleaving, every ready call is committed once, by the
     reached.overlapping >= 100,
     `runs with arrivals while an earlier phase ran: ${reached.overlapping}`,
   );
+});
+
+Deno.test("a call that steps aside leaves its phase for a sealed one of its own; the open phase stays last", () => {
+  const { phases, log } = run(
+    (p) => arrived(p, 1),
+    (p) => arrived(p, 2),
+    (p) => stepAside(p, 1, -1),
+    (p) => arrived(p, 3),
+    (p) => ready(p, 2, readyCall(2)),
+    (p) => ready(p, 3, readyCall(3)),
+    (p) => arrived(p, 4),
+    (p) => ready(p, -1, readyCall(1)),
+    (p) => ready(p, 4, readyCall(4)),
+  );
+  assert.deepEqual(log, [
+    ["opened"],
+    [],
+    ["aside"],
+    [],
+    ["sealed"],
+    ["complete c2 c3"],
+    ["opened"],
+    ["complete c1"],
+    ["sealed", "complete c4"],
+  ]);
+  assert.ok(isEmpty(phases));
+});
+
+Deno.test("the last call of an open phase stepping aside seals it, dropped", () => {
+  const { phases, log } = run(
+    (p) => arrived(p, 1),
+    (p) => stepAside(p, 1, -1),
+    (p) => arrived(p, 2),
+    (p) => ready(p, -1, readyCall(1)),
+  );
+  assert.deepEqual(log, [["opened"], ["aside", "sealed", "dropped"], ["opened"], ["complete c1"]]);
+  assert.ok(hasOpenPhase(phases));
 });

@@ -227,6 +227,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
       if (next.mcpReq.signal.aborted) onAbort();
     };
     bind(first);
+    let stepAside = () => {};
     const done = options.host.call(
       call,
       () =>
@@ -237,6 +238,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
           principal: options.client,
           relay,
         }),
+      (stepOut) => stepAside = stepOut,
     ).finally(() => {
       const last = extra;
       bind(undefined);
@@ -255,6 +257,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
     return {
       done,
       rebind: bind,
+      stepAside: () => stepAside(),
       cancel: (cause) => cancel.abort(new CallCancellation(cause)),
     };
   };

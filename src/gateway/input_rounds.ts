@@ -71,6 +71,11 @@ export interface RunningCall {
   rebind(ctx: ServerContext | undefined): void;
   /** Cancels the call, recorded in the words of `cause`. */
   cancel(cause: CancellationCause): void;
+  /**
+   * Takes the call out of the batch it arrived with, so that its siblings
+   * are recorded and delivered without waiting for its client's input.
+   */
+  stepAside(): void;
 }
 
 /** What a `requestState` says (signed; readable by its client, so nothing secret). */
@@ -243,8 +248,10 @@ export class InputRounds {
       this.#end(entry, { by: "shutdown", reason: "spillway serve is shutting down" });
       return await this.#step(entry);
     }
-    // The request answered now ends: until the next one, nothing listens for the call.
+    // The request answered now ends: until the next one, nothing listens for the call,
+    // and the calls it arrived with go on without it.
     running.rebind(undefined);
+    running.stepAside();
     this.#held.set(held.id, entry);
     const { timeoutMs } = this.#options;
     entry.timer = setTimeout(() => {

@@ -47,6 +47,7 @@ import {
   type PhaseStep,
   ready,
   type SessionPhases,
+  stepAside,
 } from "./_session_phases.ts";
 import type { SessionInput } from "./session_input.ts";
 import { type SessionEnd, type SessionMachine, sessionMachine } from "./session_machine.ts";
@@ -72,6 +73,8 @@ export class SessionHost {
   readonly #actor: Actor<SessionMachine>;
   /** Arrival numbers: the order a phase's calls are recorded in. */
   #arrivals = 0;
+  /** Calls that stepped aside into phases of their own (numbered -1, -2, …). */
+  #asides = 0;
   /** Which calls in flight belong to which phase (plain data: no actor event per call). */
   #phases: SessionPhases = NO_PHASES;
   /** How the session ended: it went idle (and closed itself), or it was stopped and drained. */
@@ -103,16 +106,22 @@ export class SessionHost {
    * Runs one client call: `run` sends it through the service, then it joins
    * a phase and is recorded and released. A call of a tool the service does
    * not have is not run: its phase answers it. Resolves with what the
-   * client receives.
+   * client receives. `aside` is handed the function that moves the call,
+   * while it runs, out of its phase into one of its own (it waits on its
+   * client: the calls it arrived with are committed without it).
    */
-  async call(call: ToolCall, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  async call(
+    call: ToolCall,
+    run: () => Promise<CallToolResult>,
+    aside?: (stepOut: () => void) => void,
+  ): Promise<CallToolResult> {
     const snapshot = this.#actor.getSnapshot();
     if (snapshot.status !== "active" || snapshot.context.stopped !== undefined) {
       const reason = snapshot.context.stopped ?? "the session is closed";
       return { content: [{ type: "text", text: reason }], isError: true };
     }
     const { service } = this.#options;
-    const seq = ++this.#arrivals;
+    let seq = ++this.#arrivals;
     this.#step(arrived(this.#phases, seq));
     if (!service.has(call.name)) {
       const handle = ClientCall.unanswered(call.id);
@@ -127,6 +136,12 @@ export class SessionHost {
         this.#step(ready(this.#phases, seq, { call: parkedCall, handle, unavailable: false }));
       },
       reject: () => {},
+    });
+    aside?.(() => {
+      if (handle !== undefined || seq < 0) return;
+      const own = -++this.#asides;
+      this.#step(stepAside(this.#phases, seq, own));
+      seq = own;
     });
     let result: CallToolResult;
     try {

@@ -168,6 +168,7 @@ const machine = sessionSetup.createMachine({
       on: {
         "phase.complete": { actions: { type: "queueBatch", params: ({ event }) => event } },
         "phase.dropped": { actions: "countDropped" },
+        "phase.aside": { actions: "countOpened" },
       },
       states: {
         calls: {
