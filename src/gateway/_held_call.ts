@@ -141,7 +141,7 @@ export class HeldCall<T> {
       );
     }
     const { promise, resolve, reject } = Promise.withResolvers<Readonly<Record<string, unknown>>>();
-    this.#pending.push({ key: `${kind}-${++this.#counter}`, request, bytes, resolve, reject });
+    this.#pending.push({ key: this.#keyFor(request, kind), request, bytes, resolve, reject });
     this.#settled = false;
     clearTimeout(this.#settleTimer);
     this.#settleTimer = setTimeout(() => {
@@ -193,6 +193,16 @@ export class HeldCall<T> {
     for (const asked of [...this.#pending, ...this.#outstanding.values()]) asked.reject(error);
     this.#pending = [];
     this.#outstanding.clear();
+  }
+
+  /** The server's own key when it named the request and the name is free, else `kind-N`. */
+  #keyFor(request: CallerRequest, kind: string): string {
+    const taken = (key: string) =>
+      this.#outstanding.has(key) || this.#pending.some((asked) => asked.key === key);
+    if (request.key !== undefined && request.key !== "" && !taken(request.key)) return request.key;
+    let key: string;
+    do key = `${kind}-${++this.#counter}`; while (taken(key));
+    return key;
   }
 
   #round(asked: readonly Asked[]): HeldStep<T> {

@@ -33,6 +33,11 @@ export interface CallerRequest {
   readonly method: "sampling/createMessage" | "elicitation/create" | "roots/list";
   /** The request's params, as the tool sent them. */
   readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * The name its server gave it, when it gave one: a 2026-07-28 server's
+   * `input_required` names each request it asks. Absent for a 2025 request.
+   */
+  readonly key?: string;
 }
 
 /**

@@ -134,24 +134,30 @@ export class UpstreamCallRelays {
     client.setRequestHandler(
       "sampling/createMessage",
       // The caller's client checked its answer against the spec's schema when it came back.
-      (request) =>
-        this.#inquire({ method: "sampling/createMessage", params: request.params }) as Promise<
-          CreateMessageResult
-        >,
+      (request, ctx) =>
+        this.#inquire({
+          method: "sampling/createMessage",
+          params: request.params,
+          ...keyOf(ctx.mcpReq.id),
+        }) as Promise<CreateMessageResult>,
     );
     client.setRequestHandler(
       "elicitation/create",
-      (request) =>
-        this.#inquire({ method: "elicitation/create", params: request.params }) as Promise<
-          ElicitResult
-        >,
+      (request, ctx) =>
+        this.#inquire({
+          method: "elicitation/create",
+          params: request.params,
+          ...keyOf(ctx.mcpReq.id),
+        }) as Promise<ElicitResult>,
     );
     client.setRequestHandler(
       "roots/list",
-      (request) =>
-        this.#inquire({ method: "roots/list", params: request.params ?? {} }) as Promise<
-          ListRootsResult
-        >,
+      (request, ctx) =>
+        this.#inquire({
+          method: "roots/list",
+          params: request.params ?? {},
+          ...keyOf(ctx.mcpReq.id),
+        }) as Promise<ListRootsResult>,
     );
   }
 
@@ -266,4 +272,13 @@ export class UpstreamCallRelays {
  */
 function refusal(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
+}
+
+/**
+ * The key of an input request the SDK fulfils for a 2026-07-28 server: it
+ * hands the handler the server's key as the request's id (a string). A
+ * 2025 server's requests have numeric ids of its own, which name nothing.
+ */
+function keyOf(id: string | number): { key?: string } {
+  return typeof id === "string" ? { key: id } : {};
 }
