@@ -211,3 +211,19 @@ Deno.test("a call waiting for its client's input does not hold back the calls it
   const responses = recordedEvents(serve.workspace).filter((e) => e.type === "tool_call_response");
   assert.equal(responses.length, 2);
 });
+
+for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
+  Deno.test(`a call left waiting for input in front of a ${protocol} upstream: SIGTERM ends it at once, recorded as cancelled`, async () => {
+    await using serve = await spawnHttpServe(["--no-auth"], { config: fixtureConfig(protocol) });
+    round(await call(serve.url as URL, "test_input_required_result_elicitation"));
+    const started = performance.now();
+    serve.child.kill("SIGTERM");
+    const status = await serve.child.status;
+    assert.ok(performance.now() - started < 10_000, "it did not wait for the client");
+    assert.equal(status.code, 0);
+    const [response] = recordedEvents(serve.workspace).filter((e) =>
+      e.type === "tool_call_response"
+    );
+    assert.match(String(response?.content), /cancelled: spillway serve is shutting down/);
+  });
+}

@@ -140,7 +140,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
         ...(retry.inputResponses === undefined ? {} : { inputResponses: retry.inputResponses }),
       },
       extra,
-      (ask) => runCall(request, extra, envelope, "input_required", ask),
+      (ask, lacking) => runCall(request, extra, envelope, "input_required", ask, lacking),
     );
   };
   /**
@@ -154,6 +154,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
     envelope: RequestEnvelope | undefined,
     via: "request" | "input_required",
     ask: (caller: CallerRequest) => Promise<Readonly<Record<string, unknown>>>,
+    lacking?: (capabilities: Readonly<Record<string, unknown>>) => void,
   ): RunningCall => {
     const callId = options.nextCallId();
     let extra: Extra | undefined = first;
@@ -182,6 +183,9 @@ export function createSessionServer(options: SessionServerOptions): Server {
           params: { ...message } as ServerNotification["params"] & { level: LoggingLevel },
         } as ServerNotification).catch(() => {});
       },
+      // What it can be asked: what its client declared (on this request, or at initialize).
+      ...clientCapabilities(envelope?.capabilities ?? server.getClientCapabilities()),
+      ...(lacking === undefined ? {} : { lacking }),
       request: async (caller) => {
         const noted = options.crossings?.asked(callId, caller, via);
         try {
@@ -259,9 +263,17 @@ export function createSessionServer(options: SessionServerOptions): Server {
       rebind: bind,
       stepAside: () => stepAside(),
       cancel: (cause) => cancel.abort(new CallCancellation(cause)),
+      signal: cancel.signal,
     };
   };
   return server;
+}
+
+/** The relay's `capabilities` of a client that declared `declared`. */
+function clientCapabilities(
+  declared: Readonly<Record<string, unknown>> | undefined,
+): { capabilities?: Readonly<Record<string, unknown>> } {
+  return declared === undefined ? {} : { capabilities: declared };
 }
 
 /** A client's `notifications/cancelled`, with its `reason` when it gave one (a string). */

@@ -71,6 +71,8 @@ export interface RunningCall {
   rebind(ctx: ServerContext | undefined): void;
   /** Cancels the call, recorded in the words of `cause`. */
   cancel(cause: CancellationCause): void;
+  /** Aborted when the call is cancelled, by whoever cancels it. */
+  readonly signal: AbortSignal;
   /**
    * Takes the call out of the batch it arrived with, so that its siblings
    * are recorded and delivered without waiting for its client's input.
@@ -145,7 +147,10 @@ export class InputRounds {
   handle(
     request: RoundsRequest,
     ctx: ServerContext,
-    start: (ask: (caller: CallerRequest) => Promise<Record<string, unknown>>) => RunningCall,
+    start: (
+      ask: (caller: CallerRequest) => Promise<Record<string, unknown>>,
+      lacking: (capabilities: Readonly<Record<string, unknown>>) => void,
+    ) => RunningCall,
   ): Promise<CallToolResult | InputRequiredResult> {
     const responses = request.inputResponses;
     if (
@@ -161,12 +166,20 @@ export class InputRounds {
       maxRoundBytes: this.#options.maxRoundBytes,
       admit: () => this.#admit(),
     });
-    const running = start(async (caller) => ({ ...await held.ask(caller) }));
+    const running = start(
+      async (caller) => ({ ...await held.ask(caller) }),
+      (capabilities) => held.missing = { ...held.missing, ...capabilities },
+    );
     running.done.then(
       (result) => held.settle({ result }),
       (error) => held.settle({ error }),
     );
     const entry: Entry = { held, running, busy: true };
+    // Cancelled by anyone (the session closing, the gateway shutting down): it waits no more.
+    running.signal.addEventListener("abort", () => {
+      this.#forget(entry);
+      held.abandon("the call was cancelled");
+    }, { once: true });
     return this.#step(entry);
   }
 

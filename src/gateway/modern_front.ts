@@ -34,6 +34,22 @@ import { DEFAULT_INPUT_ROUNDS, InputRounds, type InputRoundsOptions } from "./in
 
 const log = getLogger(["spillway", "gateway"]);
 
+/** The requests a 2026-07-28 client may send the gateway (its servers answer these). */
+const MODERN_METHODS = new Set([
+  "server/discover",
+  "subscriptions/listen",
+  "tools/list",
+  "tools/call",
+  "prompts/list",
+  "prompts/get",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "completion/complete",
+]);
+
 /** Options of {@linkcode ModernFront}. */
 export interface ModernFrontOptions {
   /** How many conversations at once (`serve.max_sessions`). */
@@ -94,8 +110,20 @@ export class ModernFront {
         return jsonError(503, reasonText(error));
       }
     }
+    const method = (body as { method?: unknown }).method;
+    // A method no server of ours answers (a 2025 one such as `initialize` or
+    // `ping` among them) is a 404, as the revision says, not an answer in the body.
+    if (typeof method === "string" && "id" in (body as object) && !MODERN_METHODS.has(method)) {
+      return jsonError(
+        404,
+        `Method not found: ${method}`,
+        {},
+        -32601,
+        (body as { id?: unknown }).id,
+      );
+    }
     // A call leaves the conversation's idle state by itself; anything else says the client is there.
-    if ((body as { method?: unknown }).method !== "tools/call") conversation.session.touch();
+    if (method !== "tools/call") conversation.session.touch();
     return await this.#handler(client).fetch(request, {
       parsedBody: body,
       authInfo: { token: "", clientId: client, scopes: [], extra: { conversation: key } },
@@ -157,9 +185,15 @@ export class ModernFront {
   }
 }
 
-function jsonError(status: number, message: string, headers: Record<string, string> = {}) {
+function jsonError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+  id: unknown = null,
+) {
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: id ?? null }),
     { status, headers: { "content-type": "application/json", ...headers } },
   );
 }

@@ -71,6 +71,18 @@ export interface ToolCallRelay {
     | "alert"
     | "emergency";
   /**
+   * What the caller can be asked (its client's declared capabilities:
+   * `elicitation`, `sampling`, `roots`), told to a 2026-07-28 server with
+   * the call so that it asks only for those. Default: whatever the source
+   * declares.
+   */
+  readonly capabilities?: Readonly<Record<string, unknown>>;
+  /**
+   * Told when the server refused the call because the caller's client did
+   * not declare what it needs (MCP -32021), with the capabilities it named.
+   */
+  readonly lacking?: (capabilities: Readonly<Record<string, unknown>>) => void;
+  /**
    * Sends `request` to the caller and resolves with its answer.
    *
    * @throws when the caller cannot answer (no such capability, transport gone, an error reply)

@@ -32,8 +32,10 @@
  * @module
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import { getLogger } from "@logtape/logtape";
 import { reasonText } from "../../errors/reason_text.ts";
+import { raceAbort } from "../race_abort.ts";
 import {
   type Client,
   type CreateMessageResult,
@@ -53,7 +55,14 @@ interface RelayedCall {
   readonly controller: AbortController;
   /** Why an inquiry of this call failed, once one did. */
   failed?: string;
+  /** How many of its inquiries wait for the caller's answer. */
+  asking: number;
+  /** When it last asked its caller (`performance.now()`), if it did. */
+  askedAt?: number;
 }
+
+/** How close together two requests of one call arrive when it sends them at once, in ms. */
+const ASKED_TOGETHER_MS = 100;
 
 /** What {@linkcode UpstreamCallRelays.run} hands the request it wraps. */
 export interface RelayedRequestOptions {
@@ -94,6 +103,8 @@ export class UpstreamCallRelays {
   readonly #inquiries: boolean;
   readonly #calls = new Set<RelayedCall>();
   readonly #byToken = new Map<string, RelayedCall>();
+  /** The call whose request's flow runs now (a 2026-07-28 server's input requests). */
+  readonly #current = new AsyncLocalStorage<RelayedCall>();
   #nextToken = 0;
 
   /**
@@ -174,7 +185,12 @@ export class UpstreamCallRelays {
     send: (options: RelayedRequestOptions) => Promise<T>,
   ): Promise<T> {
     const progressToken = `spillway-${++this.#nextToken}`;
-    const call: RelayedCall = { relay, progressToken, controller: new AbortController() };
+    const call: RelayedCall = {
+      relay,
+      progressToken,
+      controller: new AbortController(),
+      asking: 0,
+    };
     const onAbort = () => call.controller.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
@@ -182,10 +198,13 @@ export class UpstreamCallRelays {
     const wantsProgress = relay?.progress !== undefined;
     if (wantsProgress) this.#byToken.set(progressToken, call);
     try {
-      const result = await send({
-        signal: call.controller.signal,
-        ...(wantsProgress ? { meta: { progressToken } } : {}),
-      });
+      // A 2026-07-28 server's input requests are fulfilled within this
+      // request's own flow (the SDK's): they find their call here.
+      const result = await this.#current.run(call, () =>
+        send({
+          signal: call.controller.signal,
+          ...(wantsProgress ? { meta: { progressToken } } : {}),
+        }));
       if (call.failed !== undefined) throw new InquiryFailedError(call.failed);
       return result;
     } catch (error) {
@@ -225,7 +244,11 @@ export class UpstreamCallRelays {
       : request.method === "roots/list"
       ? "roots"
       : "elicitation";
-    if (this.#calls.size !== 1) {
+    // Only the SDK's fulfilment of a 2026-07-28 `input_required` names its
+    // request (a string key) and runs in the flow of the call it belongs to.
+    const flow = request.key === undefined ? undefined : this.#current.getStore();
+    const call = flow !== undefined && this.#calls.has(flow) ? flow : this.#askingCall();
+    if (call === undefined) {
       throw refusal(
         ProtocolErrorCode.InvalidRequest,
         this.#calls.size === 0
@@ -234,21 +257,27 @@ export class UpstreamCallRelays {
             `${what} request belongs to (MCP does not say), so it is not sent to any client`,
       );
     }
-    const [call] = this.#calls;
     const ask = call?.relay?.request;
     if (call === undefined || ask === undefined) {
       const reason = `the caller cannot answer ${what} requests`;
       throw refusal(ProtocolErrorCode.InvalidRequest, reason);
     }
     let answer: Readonly<Record<string, unknown>>;
+    call.asking++;
+    call.askedAt = performance.now();
     try {
-      answer = await ask(request);
+      // A call cancelled while its caller is asked ends now: the SDK's
+      // fulfilment of a 2026-07-28 server's input would wait for the answer.
+      answer = await raceAbort(ask(request), call.controller.signal);
     } catch (error) {
+      if (call.controller.signal.aborted) throw error;
       this.#fail(call, `the client failed the ${what} request: ${reasonText(error)}`);
       throw refusal(
         ProtocolErrorCode.InternalError,
         `the client failed the request: ${reasonText(error)}`,
       );
+    } finally {
+      call.asking--;
     }
     if (what === "elicitation" && answer.action !== "accept") {
       this.#fail(
@@ -257,6 +286,24 @@ export class UpstreamCallRelays {
       );
     }
     return { ...answer };
+  }
+
+  /**
+   * The call a 2025 server's request (which names none) belongs to: the one
+   * call in flight; else the one not waiting for its caller's answer to an
+   * earlier request (a call blocked on its caller is not the one asking);
+   * else the one that asked within {@linkcode ASKED_TOGETHER_MS} (a call
+   * sending several requests at once). `undefined` when that is not one call.
+   */
+  #askingCall(): RelayedCall | undefined {
+    const calls = [...this.#calls];
+    if (calls.length <= 1) return calls[0];
+    const free = calls.filter((call) => call.asking === 0);
+    if (free.length === 1) return free[0];
+    if (free.length > 1) return undefined;
+    const now = performance.now();
+    const recent = calls.filter((call) => now - (call.askedAt ?? -Infinity) < ASKED_TOGETHER_MS);
+    return recent.length === 1 ? recent[0] : undefined;
   }
 
   /** Ends `call`: its request is cancelled upstream, and it fails with `reason`. */

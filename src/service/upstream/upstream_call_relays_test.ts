@@ -102,3 +102,27 @@ Deno.test("UpstreamCallRelays: with calls of two callers in flight, nobody gets 
   assert.match(textOf(result), /^refused: .*cannot tell which of your 2 calls/);
   assert.deepEqual(seen, []);
 });
+
+Deno.test("UpstreamCallRelays: a request goes to the call not already waiting for its caller's answer", async () => {
+  await using s = await connected();
+  const seen: string[] = [];
+  // Alice's call asks and her answer does not come until Bob's call has asked too.
+  const answer = Promise.withResolvers<void>();
+  const slow: ToolCallRelay = {
+    caller: "alice",
+    request: async (request) => {
+      seen.push(`alice ${request.method}`);
+      await answer.promise;
+      return { role: "assistant", content: { type: "text", text: "alice" }, model: "m" };
+    },
+  };
+  const alice = s.call("ask", slow);
+  while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // Past the moment two requests of one call would arrive together.
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const bob = await s.call("ask", relayOf("bob", seen));
+  assert.equal(textOf(bob), 'answer: {"type":"text","text":"bob"}');
+  answer.resolve();
+  assert.equal(textOf(await alice), 'answer: {"type":"text","text":"alice"}');
+  assert.deepEqual(seen, ["alice sampling/createMessage", "bob sampling/createMessage"]);
+});
