@@ -227,3 +227,23 @@ for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
     assert.match(String(response?.content), /cancelled: spillway serve is shutting down/);
   });
 }
+
+Deno.test("a continuation brought to another gateway: the error says to call the tool again", async () => {
+  await using first = await spawnHttpServe(["--no-auth"], { config: fixtureConfig("2025-11-25") });
+  await using second = await spawnHttpServe(["--no-auth"], { config: fixtureConfig("2025-11-25") });
+  const tool = "test_input_required_result_elicitation";
+  const started = round(await call(first.url as URL, tool));
+  const elsewhere = await call(second.url as URL, tool, {
+    extra: {
+      requestState: started.state,
+      inputResponses: { [started.key]: accept({ name: "Ada" }) },
+    },
+  });
+  assert.equal(elsewhere.error?.code, -32602);
+  assert.match(
+    elsewhere.error?.message ?? "",
+    /not issued by this gateway or was altered \(another gateway of a fleet holds the calls it started\); call the tool again without requestState/,
+  );
+  // Called again there, the call runs there from the start.
+  assert.equal(round(await call(second.url as URL, tool)).key, "elicitation-1");
+});
