@@ -12,6 +12,9 @@
 import assert from "node:assert/strict";
 import { spawnHttpServe, textOf } from "./gateway_fixtures.ts";
 import { fixtureConfig, modernClient, recordedEvents } from "./_input_rounds.ts";
+import { main } from "../src/cli.ts";
+import { captureCommandIo } from "../src/commands/command_io.ts";
+import { join } from "./_paths.ts";
 
 for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
   Deno.test(`a 2026-07-28 client, a ${protocol} upstream: three kinds asked in one round, answered, recorded`, async () => {
@@ -89,4 +92,28 @@ Deno.test("a 2025-11-25 client, a 2026-07-28 upstream: its input_required asked 
   } finally {
     await client.close();
   }
+});
+
+Deno.test("conversation show prints what a call asked its client; with record_input_contents the contents are recorded too", async () => {
+  await using serve = await spawnHttpServe(["--no-auth"], {
+    config: fixtureConfig("2025-11-25") + "\n[serve]\nrecord_input_contents = true\n",
+  });
+  const client = await modernClient(serve.url as URL);
+  try {
+    await client.callTool({ name: "test_input_required_result_elicitation", arguments: {} });
+  } finally {
+    await client.close();
+  }
+  const [input] = recordedEvents(serve.workspace).filter((e) => e.type === "tool_call_input");
+  assert.deepEqual(input?.answer, { action: "accept", content: { name: "Ada" } });
+  assert.equal((input?.request as { message?: string })?.message, "What is your name?");
+  const [id] = [...Deno.readDirSync(join(serve.workspace, "conversations"))].map((e) => e.name);
+  const io = captureCommandIo({ env: {}, cwd: serve.workspace });
+  assert.equal(await main(["conversation", "show", "--workspace", serve.workspace, id!], io), 0);
+  const shown = io.out().split("\n").filter((line) => /^\s+[▸↔◂]/.test(line));
+  assert.deepEqual(shown, [
+    `  ▸ test_input_required_result_elicitation {}  (call_1)`,
+    `    ↔ asked its client: elicitation (input_required), 170 B → 44 B, accept`,
+    `    ◂ result: 11 B`,
+  ]);
 });

@@ -31,6 +31,7 @@ export function serveSection(
     inputTimeout,
     maxInputWaits,
     maxInputSize,
+    recordInputContents,
   } = config.serve();
   const settings = [
     clientCeiling,
@@ -42,6 +43,7 @@ export function serveSection(
     inputTimeout,
     maxInputWaits,
     maxInputSize,
+    recordInputContents,
     ...clientCeilings.values(),
     ...tokens.values(),
   ];
@@ -94,5 +96,10 @@ export function serveSection(
   rows.push(["serve.input_timeout", inputTimeout.value.toString(), from(inputTimeout.origin)]);
   rows.push(["serve.max_input_waits", String(maxInputWaits.value), from(maxInputWaits.origin)]);
   rows.push(["serve.max_input_size", maxInputSize.value.toString(), from(maxInputSize.origin)]);
+  rows.push([
+    "serve.record_input_contents",
+    String(recordInputContents.value),
+    from(recordInputContents.origin),
+  ]);
   return [`Serve:\n${formatTable(rows)}`];
 }

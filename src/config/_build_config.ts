@@ -165,6 +165,7 @@ function serveConfig(merged: ConfigLayer): ServeConfig {
     input_timeout,
     max_input_waits,
     max_input_size,
+    record_input_contents,
   } = merged.serve;
   return {
     ...(client_ceiling === undefined ? {} : { clientCeiling: client_ceiling }),
@@ -179,6 +180,7 @@ function serveConfig(merged: ConfigLayer): ServeConfig {
     inputTimeout: input_timeout ?? byDefault(Duration.parse(DEFAULT_INPUT_TIMEOUT)),
     maxInputWaits: max_input_waits ?? byDefault(DEFAULT_MAX_INPUT_WAITS),
     maxInputSize: max_input_size ?? byDefault(ByteSize.parse(DEFAULT_MAX_INPUT_SIZE)),
+    recordInputContents: record_input_contents ?? byDefault(false),
   };
 }
 

@@ -59,6 +59,7 @@ export interface ServeSettings {
   input_timeout?: ConfigValue<Duration>;
   max_input_waits?: ConfigValue<number>;
   max_input_size?: ConfigValue<ByteSize>;
+  record_input_contents?: ConfigValue<boolean>;
 }
 
 /** The `[store]` table under construction. */

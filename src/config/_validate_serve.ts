@@ -14,7 +14,9 @@
  * that long, and `max_sessions` bounds how many there are at once;
  * `input_timeout`, `max_input_waits` and `max_input_size` bound the calls
  * of 2026-07-28 clients that wait for their client's input between
- * `input_required` rounds (how long, how many, how large a round). The
+ * `input_required` rounds (how long, how many, how large a round), and
+ * `record_input_contents` records what a call asked its client and the
+ * answer, not only their sizes. The
  * token itself is refused by name: a secret never goes in a config file.
  *
  * @module
@@ -47,6 +49,7 @@ export const SERVE_KEYS = [
   "input_timeout",
   "max_input_waits",
   "max_input_size",
+  "record_input_contents",
 ] as const;
 
 /** Validates `value` as the `[serve]` table and stores what is valid in `ctx.layer`. */
@@ -84,6 +87,14 @@ export function validateServe(ctx: LayerContext, value: unknown): void {
       put(settings, "max_input_waits", maxInputWaits(ctx, path, item));
     } else if (key === "max_input_size") {
       put(settings, "max_input_size", maxInputSize(ctx, path, item));
+    } else if (key === "record_input_contents") {
+      put(
+        settings,
+        "record_input_contents",
+        typeof item === "boolean"
+          ? ctx.value(path, item)
+          : ctx.wrongType(path, item, "true or false"),
+      );
     } else if (key === "token") {
       // Do not quote the value: it is the secret.
       ctx.fail(

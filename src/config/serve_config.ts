@@ -113,4 +113,10 @@ export interface ServeConfig {
   readonly maxInputWaits: ConfigValue<number>;
   /** `max_input_size`: the largest round of input requests; default {@linkcode DEFAULT_MAX_INPUT_SIZE}. */
   readonly maxInputSize: ConfigValue<ByteSize>;
+  /**
+   * `record_input_contents`: whether what a call asked its client (and the
+   * answer) is recorded whole, not only by size; default `false` (an
+   * elicitation's answer is a person's words).
+   */
+  readonly recordInputContents: ConfigValue<boolean>;
 }

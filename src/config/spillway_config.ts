@@ -124,6 +124,7 @@ export class SpillwayConfig {
         origin: "default",
         at: "default",
       },
+      recordInputContents: { value: false, origin: "default", at: "default" },
     };
     this.#store = init.store ?? { type: { value: "file", origin: "default", at: "default" } };
   }

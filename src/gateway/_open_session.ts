@@ -168,7 +168,9 @@ export function openConversation(options: OpenSessionOptions): OpenConversation 
   let ceiling: { readonly value: SessionCeiling | undefined } | undefined;
   const ceilingNow = () => (ceiling ??= { value: limits.ceilingOf(identity?.info) }).value;
   // What its calls asked their client for, recorded with each call.
-  const crossings = new InputCrossings();
+  const crossings = new InputCrossings({
+    contents: gateway.config.serve().recordInputContents.value,
+  });
   // Recorded once, with the conversation's first calls.
   let started = false;
   const opening = (): SessionStartEvent | undefined => {

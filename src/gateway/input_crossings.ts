@@ -3,8 +3,9 @@
  * (an upstream server's elicitation, sampling and roots requests) and how
  * the client answered, kept until the call's batch is recorded: the
  * `tool_call_input` events go into the same append as the call's request
- * and response, so they are durable together. Sizes and kinds only; the
- * contents cross but are not recorded.
+ * and response, so they are durable together. Sizes and kinds; the
+ * contents too only when asked (`serve.record_input_contents`: an
+ * elicitation's answer is a person's words).
  *
  * @module
  */
@@ -46,6 +47,12 @@ export function inputKind(method: CallerRequest["method"]): ToolCallInputEvent["
  */
 export class InputCrossings {
   readonly #byCall = new Map<string, ToolCallInputEvent[]>();
+  readonly #contents: boolean;
+
+  /** @param options `contents`: record the requests and answers whole (default: sizes only) */
+  constructor(options: { readonly contents?: boolean } = {}) {
+    this.#contents = options.contents ?? false;
+  }
 
   /**
    * Notes that call `callId` sent `request` to its client, by `via`;
@@ -66,6 +73,7 @@ export class InputCrossings {
       kind: inputKind(request.method),
       via,
       request_bytes: jsonBytes(request.params),
+      ...(this.#contents ? { request: request.params } : {}),
       outcome: "failed",
       reason: "the client did not answer before the call ended",
       at: new Date().toISOString(),
@@ -81,6 +89,7 @@ export class InputCrossings {
       events[index] = {
         ...rest,
         answer_bytes: jsonBytes(answer),
+        ...(this.#contents ? { answer } : {}),
         outcome: action === "accept" || action === "decline" || action === "cancel"
           ? action
           : "answered",

@@ -177,7 +177,8 @@ export interface SessionStartEvent {
 /**
  * A request a tool's server sent to the caller while its call ran (an MCP
  * elicitation, sampling or roots request), and how the caller answered it:
- * by sizes and kinds, not contents. Recorded with the call's response, in
+ * by sizes and kinds, and the contents only when configured
+ * (`serve.record_input_contents`). Recorded with the call's response, in
  * front of it; a call may have several, one per request.
  */
 export interface ToolCallInputEvent {
@@ -205,6 +206,10 @@ export interface ToolCallInputEvent {
   readonly outcome: "accept" | "decline" | "cancel" | "answered" | "failed";
   /** Why it failed. */
   readonly reason?: string;
+  /** The request's params, when `serve.record_input_contents` is on. */
+  readonly request?: unknown;
+  /** The caller's answer, when `serve.record_input_contents` is on and it answered. */
+  readonly answer?: unknown;
   /** ISO 8601 time it was asked. */
   readonly at: string;
 }
