@@ -300,7 +300,11 @@ function maxInputSize(ctx: LayerContext, path: string[], value: unknown) {
     return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
   }
   if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
-    return ctx.fail(path, `${assignment(path, value)} is below the 1KB minimum`);
+    return ctx.fail(
+      path,
+      `${assignment(path, value)} is below the 1KB minimum: one elicitation request alone is ` +
+        'a few hundred bytes (e.g. "1MB")',
+    );
   }
   return ctx.value(path, size);
 }
