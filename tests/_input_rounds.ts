@@ -5,7 +5,7 @@
  * events a workspace recorded.
  */
 
-import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
+import { Client, StreamableHTTPClientTransport, type Transport } from "../src/service/sdk.ts";
 import { UPSTREAM_V2_ARGS } from "./_conformance.ts";
 import { join } from "./_paths.ts";
 
@@ -27,7 +27,7 @@ export interface Answers {
 }
 
 /** A v2 client, pinned to 2026-07-28 unless `answers.era` says 2025, that answers elicitation, sampling and roots. */
-export async function modernClient(url: URL, answers: Answers = {}): Promise<Client> {
+export async function modernClient(url: URL | Transport, answers: Answers = {}): Promise<Client> {
   const client = new Client({ name: "rounds-test", version: "1.0.0" }, {
     versionNegotiation: { mode: answers.era === "2025-11-25" ? "legacy" : { pin: "2026-07-28" } },
     capabilities: { elicitation: {}, sampling: {}, roots: {} },
@@ -48,7 +48,7 @@ export async function modernClient(url: URL, answers: Answers = {}): Promise<Cli
   client.setRequestHandler("roots/list", () => ({
     roots: [{ uri: "file:///work", name: "work" }],
   }));
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(url instanceof URL ? new StreamableHTTPClientTransport(url) : url);
   return client;
 }
 

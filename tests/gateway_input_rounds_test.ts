@@ -15,6 +15,8 @@ import { fixtureConfig, modernClient, recordedEvents } from "./_input_rounds.ts"
 import { main } from "../src/cli.ts";
 import { captureCommandIo } from "../src/commands/command_io.ts";
 import { join } from "./_paths.ts";
+import { StdioClientTransport } from "../src/service/sdk.ts";
+import { CLI } from "./gateway_fixtures.ts";
 
 for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
   Deno.test(`a 2026-07-28 client, a ${protocol} upstream: three kinds asked in one round, answered, recorded`, async () => {
@@ -116,4 +118,36 @@ Deno.test("conversation show prints what a call asked its client; with record_in
     `    ↔ asked its client: elicitation (input_required), 170 B → 44 B, accept`,
     `    ◂ result: 11 B`,
   ]);
+});
+
+Deno.test("serve --stdio, a 2026-07-28 client, a 2025-11-25 upstream: two rounds answered, recorded once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spillway-rounds-" });
+  try {
+    const config = join(dir, "config.toml");
+    await Deno.writeTextFile(config, fixtureConfig("2025-11-25"));
+    const workspace = join(dir, "ws");
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", CLI, "serve", "--stdio", "--workspace", workspace, "--config", config],
+      cwd: dir,
+      env: { ...Deno.env.toObject(), XDG_CONFIG_HOME: join(dir, "no-user-config") },
+      stderr: "pipe",
+    });
+    const client = await modernClient(transport);
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+      const result = await client.callTool({
+        name: "test_input_required_result_multi_round",
+        arguments: {},
+      });
+      assert.equal(textOf(result), "Multi-round complete: Ada likes teal");
+    } finally {
+      await client.close();
+    }
+    const events = recordedEvents(workspace);
+    assert.equal(events.filter((e) => e.type === "tool_call_response").length, 1);
+    assert.equal(events.filter((e) => e.type === "tool_call_input").length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
