@@ -4,7 +4,10 @@
  * `tools/list`, and `tools/call` through the session's host. While a call
  * runs, the client's side of it is relayed: progress on the client's own
  * progress token, log messages at or above the client's level, and the
- * upstream's sampling and elicitation requests (with their answers back).
+ * upstream's sampling, elicitation and roots requests (with their answers
+ * back): asked of a 2025 client as requests, of a 2026-07-28 client through
+ * `input_required` rounds (`input_rounds.ts`). What a call asked is kept
+ * for its record (`input_crossings.ts`).
  * While a call is parked, a client that sent a progress token gets a
  * progress notification every so often, so its request does not time out.
  *

@@ -43,13 +43,8 @@ import type { InspectionEvent } from "xstate";
 import { DEFAULT_STARTUP_TIMEOUT_SECONDS } from "../../config/builtin_defaults.ts";
 import { CallDeadline, type CallDeadlineOptions } from "../call_deadline.ts";
 import { raceAbort } from "../race_abort.ts";
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
-  ProtocolError,
-  ProtocolErrorCode,
-} from "../sdk.ts";
+import { LOG_LEVEL_META_KEY, type LoggingLevel } from "../sdk.ts";
+import { askable, lackingCapabilities } from "./call_capabilities.ts";
 import { type ObjectToolResult, toolResultOf } from "../tool_result_of.ts";
 import { SYSTEM_CLOCK, type TimerClock } from "../timer_clock.ts";
 import {
@@ -366,34 +361,4 @@ function withLegacyResult(result: ObjectToolResult): ObjectToolResult {
   if (result.content.length > 0 || !("toolResult" in result)) return result;
   const { toolResult: legacy, ...rest } = result;
   return { ...rest, content: [{ type: "text", text: JSON.stringify(legacy) ?? "" }] };
-}
-
-/**
- * The client capabilities a 2026-07-28 server is told with a call: the
- * ones spillway declares (it can pass those requests on) that the caller's
- * client declared too. `undefined` when the caller did not say.
- */
-function askable(
-  ours: Readonly<Record<string, unknown>>,
-  theirs: Readonly<Record<string, unknown>> | undefined,
-): Record<string, unknown> | undefined {
-  if (theirs === undefined) return undefined;
-  const both = Object.fromEntries(
-    Object.keys(ours).filter((name) => theirs[name] !== undefined).map((name) => [
-      name,
-      theirs[name],
-    ]),
-  );
-  return { [CLIENT_CAPABILITIES_META_KEY]: both };
-}
-
-/** The capabilities a -32021 error of the server names, or `undefined` for another error. */
-function lackingCapabilities(error: unknown): Record<string, unknown> | undefined {
-  if (!(error instanceof ProtocolError)) return undefined;
-  if (error.code !== ProtocolErrorCode.MissingRequiredClientCapability) return undefined;
-  const required = (error.data as { requiredCapabilities?: unknown } | undefined)
-    ?.requiredCapabilities;
-  return typeof required === "object" && required !== null && !Array.isArray(required)
-    ? required as Record<string, unknown>
-    : {};
 }
