@@ -76,12 +76,13 @@ export class ModernFront {
    */
   async handle(request: Request, body: unknown, client: string): Promise<Response> {
     if (this.#closing) return jsonError(503, "spillway serve is shutting down");
-    const key = `${client}\n${modernConversationKey(request.headers, body)}`;
+    const conversationKey = modernConversationKey(request.headers, body);
+    const key = `${client}\n${conversationKey}`;
     let conversation = this.#conversations.get(key);
     if (conversation === undefined) {
       if (this.#conversations.size >= this.#options.maxConversations) return this.#full();
       try {
-        conversation = this.#open(key, client);
+        conversation = this.#open(key, client, conversationKey);
       } catch (error) {
         return jsonError(503, reasonText(error));
       }
@@ -104,10 +105,12 @@ export class ModernFront {
     this.#handlers.clear();
   }
 
-  #open(key: string, client: string): OpenConversation {
+  #open(key: string, client: string, conversationKey: string): OpenConversation {
+    // Its conversation is the key's on every gateway (modern_conversation_id.ts).
     const conversation = this.#gateway.open({
       client,
       idleTimeoutMs: this.#options.idleTimeoutMs,
+      conversationKey,
     });
     this.#conversations.set(key, conversation);
     // However it ends (its idle timeout, the gateway's shutdown), an ended
