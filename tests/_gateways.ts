@@ -79,7 +79,8 @@ export interface HaproxyOptions {
  * gateway whose `initialize` answer named it (`Mcp-Session-Id`), a dead
  * gateway's sessions sent elsewhere (where they are unknown: the client
  * starts a new one). Not sticky: every request round robin, a request that
- * could not connect to a dead gateway sent to another one.
+ * could not connect to a dead gateway sent to another one, and a request
+ * its client closed closed to its gateway too (a 2026-07-28 cancellation).
  */
 export function haproxyConfig(
   bind: string,
@@ -93,6 +94,11 @@ export function haproxyConfig(
   stick store-response res.hdr(mcp-session-id)
 `
     : "";
+  // A 2026-07-28 client cancels a call by closing its request: without this HAProxy
+  // keeps the request open to its gateway, which runs the call on (tried: HAProxy 2.6).
+  const abort = sticky
+    ? ""
+    : "  option abortonclose     # a request its client closed is closed to its gateway\n";
   const servers = gateways.map((url, i) =>
     `  server gateway${i + 1} ${url.hostname}:${url.port} check inter 1s fall 1 rise 2`
   );
@@ -106,7 +112,7 @@ defaults
   timeout connect 5s
   timeout client 1h       # longer than the longest call: a person's review, a slow tool
   timeout server 1h
-
+${abort}
 frontend mcp
   bind ${bind}
   default_backend spillway

@@ -8,9 +8,11 @@
  * result. The calls of one conversation in flight together are one batch:
  * capped, recorded and released together, as a 2025 session's are.
  *
- * A conversation lasts while its client keeps calling: it is closed after
- * `serve.session_idle_timeout` without a request, and at most
- * `serve.max_sessions` are open at once (a request past it is answered 503).
+ * A conversation stays open here while its client keeps calling: it is
+ * closed after `serve.session_idle_timeout` without a request (the key's
+ * next request opens it again: its id is the key's, on every gateway), and
+ * at most `serve.max_sessions` are open at once (a request past it is
+ * answered 503).
  * A request whose connection closes before its answer is the client's
  * cancellation: its call is recorded as cancelled (the client disconnected),
  * never as delivered. Each client has its own handler, so what its listen
