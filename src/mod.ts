@@ -62,7 +62,12 @@ export type {
 } from "./review/content_block.ts";
 
 // The stores.
-export type { ConversationStream, LoadedStream, StreamStore } from "./stream/stream_store.ts";
+export type {
+  ConversationStream,
+  LoadedStream,
+  OpenStreamOptions,
+  StreamStore,
+} from "./stream/stream_store.ts";
 export type {
   ChatRequestEvent,
   ChatResponseEvent,

@@ -2,9 +2,10 @@
  * Test helper: several `spillway serve --http` processes sharing one
  * PostgreSQL database, as a team runs them, optionally behind HAProxy
  * (Debian's `haproxy`) pinning each MCP session to the gateway that
- * created it by its `Mcp-Session-Id` header. The HAProxy configuration is
- * the one docs/deployment.md shows (`haproxyConfig`), so the documented
- * set-up is the tested one.
+ * created it by its `Mcp-Session-Id` header, or (for 2026-07-28 clients,
+ * which have no session) sending each request round robin. The HAProxy
+ * configurations are the ones docs/deployment.md shows (`haproxyConfig`),
+ * so the documented set-ups are the tested ones.
  *
  * @module
  */
@@ -62,14 +63,42 @@ export async function startGateways(
   return started;
 }
 
+/** Options of {@linkcode haproxyConfig} and {@linkcode startHaproxy}. */
+export interface HaproxyOptions {
+  /**
+   * Whether a session's requests are pinned to its gateway (`Mcp-Session-Id`).
+   * Without, every request goes round robin: the fleet of 2026-07-28
+   * clients. Default: true.
+   */
+  readonly sticky?: boolean;
+}
+
 /**
- * The HAProxy configuration of docs/deployment.md: round robin for new
- * sessions, then every request of a session to the gateway whose
- * `initialize` answer named it (`Mcp-Session-Id`), a dead gateway's
- * sessions sent elsewhere (where they are unknown: the client starts a new
- * one).
+ * The HAProxy configurations of docs/deployment.md. Sticky (the default):
+ * round robin for new sessions, then every request of a session to the
+ * gateway whose `initialize` answer named it (`Mcp-Session-Id`), a dead
+ * gateway's sessions sent elsewhere (where they are unknown: the client
+ * starts a new one). Not sticky: every request round robin, a request that
+ * could not connect to a dead gateway sent to another one, and a request
+ * its client closed closed to its gateway too (a 2026-07-28 cancellation).
  */
-export function haproxyConfig(bind: string, gateways: readonly URL[]): string {
+export function haproxyConfig(
+  bind: string,
+  gateways: readonly URL[],
+  options: HaproxyOptions = {},
+): string {
+  const sticky = options.sticky ?? true;
+  const stick = sticky
+    ? `  stick-table type string len 64 size 1m expire 24h
+  stick on req.hdr(mcp-session-id)
+  stick store-response res.hdr(mcp-session-id)
+`
+    : "";
+  // A 2026-07-28 client cancels a call by closing its request: without this HAProxy
+  // keeps the request open to its gateway, which runs the call on (tried: HAProxy 2.6).
+  const abort = sticky
+    ? ""
+    : "  option abortonclose     # a request its client closed is closed to its gateway\n";
   const servers = gateways.map((url, i) =>
     `  server gateway${i + 1} ${url.hostname}:${url.port} check inter 1s fall 1 rise 2`
   );
@@ -83,17 +112,14 @@ defaults
   timeout connect 5s
   timeout client 1h       # longer than the longest call: a person's review, a slow tool
   timeout server 1h
-
+${abort}
 frontend mcp
   bind ${bind}
   default_backend spillway
 
 backend spillway
   balance roundrobin
-  stick-table type string len 64 size 1m expire 24h
-  stick on req.hdr(mcp-session-id)
-  stick store-response res.hdr(mcp-session-id)
-${servers.join("\n")}
+${stick}${servers.join("\n")}
 `;
 }
 
@@ -115,14 +141,17 @@ export interface Balancer extends AsyncDisposable {
   readonly pid: number;
 }
 
-/** Starts HAProxy on a free loopback port in front of `gateways`. */
-export async function startHaproxy(gateways: readonly URL[]): Promise<Balancer> {
+/** Starts HAProxy on a free loopback port in front of `gateways` (see {@linkcode HaproxyOptions}). */
+export async function startHaproxy(
+  gateways: readonly URL[],
+  options: HaproxyOptions = {},
+): Promise<Balancer> {
   const dir = await Deno.makeTempDir({ prefix: "spillway_haproxy_" });
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   const config = join(dir, "haproxy.cfg");
-  await Deno.writeTextFile(config, haproxyConfig(`127.0.0.1:${port}`, gateways));
+  await Deno.writeTextFile(config, haproxyConfig(`127.0.0.1:${port}`, gateways, options));
   const check = await new Deno.Command("haproxy", { args: ["-c", "-q", "-f", config] }).output();
   if (!check.success) throw new Error(`haproxy -c: ${new TextDecoder().decode(check.stderr)}`);
   const child = new Deno.Command("haproxy", {
@@ -157,13 +186,22 @@ export async function startHaproxy(gateways: readonly URL[]): Promise<Balancer> 
   };
 }
 
-/** An SDK client of `url` with the test token. */
-export async function gatewayClient(url: URL, name = "pg-test"): Promise<Client> {
-  const client = new Client({ name, version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(url, {
-      requestInit: { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } },
-    }),
+/**
+ * An SDK client of `url` with the test token; with `conversation`, a
+ * 2026-07-28 client (pinned: no session) whose requests name that
+ * conversation (the `Spillway-Conversation` header).
+ */
+export async function gatewayClient(
+  url: URL,
+  name = "pg-test",
+  conversation?: string,
+): Promise<Client> {
+  const client = new Client(
+    { name, version: "1.0.0" },
+    conversation === undefined ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
+  const headers: Record<string, string> = { authorization: `Bearer ${GATEWAY_TOKEN}` };
+  if (conversation !== undefined) headers["spillway-conversation"] = conversation;
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return client;
 }

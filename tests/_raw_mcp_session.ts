@@ -4,6 +4,9 @@
  * no zod validation, no transport state machine). It initializes, then
  * calls tools one at a time; an answer comes back as JSON or as one
  * server-sent event, and the message with the request's id is its answer.
+ * A 2026-07-28 client ({@linkcode RawMcpSession.modern}) has no session:
+ * each call is a POST carrying the `_meta` envelope, naming its
+ * conversation with the `Spillway-Conversation` header.
  * Used by the load bench so that the clients cost as little CPU as they
  * can, leaving the cores to what is measured.
  *
@@ -19,11 +22,36 @@ export type RawToolResult =
 export class RawMcpSession {
   readonly #url: URL;
   readonly #headers: Record<string, string>;
+  /** A 2026-07-28 call's `_meta` envelope; none for a 2025 session. */
+  readonly #meta: Record<string, unknown> | undefined;
   #nextId = 1;
 
-  private constructor(url: URL, headers: Record<string, string>) {
+  private constructor(
+    url: URL,
+    headers: Record<string, string>,
+    meta?: Record<string, unknown>,
+  ) {
     this.#url = url;
     this.#headers = headers;
+    this.#meta = meta;
+  }
+
+  /**
+   * A 2026-07-28 client of `url` with bearer `token`, its calls in
+   * conversation `conversation`: nothing is sent until its first call.
+   */
+  static modern(url: URL, token: string, name: string, conversation: string): RawMcpSession {
+    return new RawMcpSession(url, {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "spillway-conversation": conversation,
+    }, {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name, version: "1.0.0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    });
   }
 
   /** Opens a session at `url` with bearer `token` (initialize, then initialized). */
@@ -77,12 +105,19 @@ export class RawMcpSession {
     const id = this.#nextId++;
     const response = await fetch(this.#url, {
       method: "POST",
-      headers: this.#headers,
+      // A 2026-07-28 request repeats its method and tool in headers (the server checks they agree).
+      headers: this.#meta === undefined
+        ? this.#headers
+        : { ...this.#headers, "mcp-method": "tools/call", "mcp-name": name },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id,
         method: "tools/call",
-        params: { name, arguments: args },
+        params: {
+          name,
+          arguments: args,
+          ...(this.#meta === undefined ? {} : { _meta: this.#meta }),
+        },
       }),
       ...(signal === undefined ? {} : { signal }),
     });
@@ -97,8 +132,9 @@ export class RawMcpSession {
     return result.isError === true ? { ok: false, error: text } : { ok: true, text };
   }
 
-  /** Ends the session (DELETE); best effort. */
+  /** Ends the session (DELETE); best effort. A 2026-07-28 client has none to end. */
   async close(): Promise<void> {
+    if (this.#meta !== undefined) return;
     try {
       const response = await fetch(this.#url, { method: "DELETE", headers: this.#headers });
       await response.body?.cancel();

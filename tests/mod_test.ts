@@ -96,6 +96,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "NoticeCause",
     "NoticeFact",
     "NoticeSink",
+    "OpenStreamOptions",
     "OpenedStore",
     "OutputFile",
     "OutputSink",

@@ -202,7 +202,7 @@ pgTest(
     try {
       const ok = await spillway(reachable, ["config", "check"]);
       assert.equal(ok.code, 0, ok.stderr);
-      assert.match(ok.stdout, /^ {2}reached {14}yes \(schema version 1\)\s*$/m);
+      assert.match(ok.stdout, /^ {2}reached {14}yes \(schema version 2\)\s*$/m);
       assert.match(ok.stdout, /^ {2}store\.password_env {3}SPILLWAY_DATABASE_PASSWORD \(set\) /m);
 
       const failed = await spillway(unreachable, ["config", "check"]);

@@ -15,6 +15,7 @@ import {
   PostgresStreamStore,
 } from "../src/postgres/postgres_stream_store.ts";
 import { defineStreamStoreContract, SAMPLE_EVENTS } from "../src/testing/stream_store_contract.ts";
+import type { StreamEvent, ToolCallResponseEvent } from "../src/stream/events.ts";
 import {
   PG_PASSWORD,
   pgTest,
@@ -83,11 +84,14 @@ pgTest("PostgresStreamStore: events are JSON rows that plain SQL reads", async (
       [2, "tool_call_response", "call_1"],
       [3, "tool_call_response", "call_2"],
     ]);
-    const [schema] = await admin`select version, name from spillway_schema`;
-    assert.deepEqual({ ...schema }, {
-      version: 1,
-      name: "conversations, events and stored outputs",
-    });
+    const schema = await admin`select version, name from spillway_schema order by version`;
+    assert.deepEqual(schema.map((row) => ({ ...row })), [
+      { version: 1, name: "conversations, events and stored outputs" },
+      {
+        version: 2,
+        name: "commits numbered by the database for conversations several gateways write",
+      },
+    ]);
   } finally {
     await admin.end();
     await db.close();
@@ -183,22 +187,115 @@ pgTest(
     try {
       await Promise.all(handles.map((db) => db.ready()));
       const versions = await admin`select version from spillway_schema`;
-      assert.deepEqual(versions.map((v) => v.version), [1]);
-      await admin`insert into spillway_schema (version, name) values (2, 'conversations by tenant')`;
+      assert.deepEqual(versions.map((v) => v.version).sort(), [1, 2]);
+      await admin`insert into spillway_schema (version, name) values (3, 'conversations by tenant')`;
       const later = PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url });
       handles.push(later);
       await assert.rejects(new PostgresStreamStore(later).open("c1"), (error: Error) => {
         assert.equal(
           error.message,
-          `${url} holds spillway schema version 2 ("conversations by tenant"), newer than this ` +
-            `spillway knows (version 1, "conversations, events and stored outputs"): nothing was ` +
-            `changed; run a spillway that knows schema 2, or use another database`,
+          `${url} holds spillway schema version 3 ("conversations by tenant"), newer than this ` +
+            `spillway knows (version 2, "commits numbered by the database for conversations ` +
+            `several gateways write"): nothing was changed; run a spillway that knows schema 3, ` +
+            `or use another database`,
         );
         return true;
       });
     } finally {
       await admin.end();
       for (const db of handles) await db.close();
+    }
+  },
+);
+
+pgTest(
+  "PostgresStreamStore: a conversation opened shared by several processes takes every commit of each, once, in commit order",
+  async () => {
+    const server = await startPostgres();
+    const url = await server.database();
+    const handles = Array.from(
+      { length: 3 },
+      () => PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url }),
+    );
+    const admin = server.admin(new URL(url).pathname.slice(1));
+    try {
+      const stores = handles.map((db) => new PostgresStreamStore(db));
+      const id = "m-0123456789abcdef01234567";
+      const streams = await Promise.all(stores.map((store) => store.open(id, { shared: true })));
+      // A writer of its own is refused while they write, naming one of them.
+      const alone = PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url });
+      handles.push(alone);
+      await assert.rejects(
+        new PostgresStreamStore(alone).open(id),
+        /^SpillwayError: conversation m-0123456789abcdef01234567 is open in another process \(pid \d+/,
+      );
+      // Each process commits 20 batches of two events at once with the others.
+      const event = (w: number, b: number, e: number): StreamEvent => ({
+        type: "tool_call_response",
+        id: `call_${b}.${w}`,
+        content: `writer ${w} batch ${b} event ${e}`,
+        is_error: false,
+      });
+      await Promise.all(streams.map(async (stream, w) => {
+        for (let b = 0; b < 20; b++) {
+          await stream.append([event(w, b, 0), event(w, b, 1)]);
+          await stream.flush();
+        }
+      }));
+      const events = (await stores[0]!.read(id)).events as ToolCallResponseEvent[];
+      assert.equal(events.length, 3 * 20 * 2);
+      assert.equal(new Set(events.map((e) => e.content)).size, events.length);
+      // Each batch whole, each writer's batches in its own order.
+      for (let w = 0; w < 3; w++) {
+        const mine = events.filter((e) => e.content.startsWith(`writer ${w} `));
+        assert.deepEqual(
+          mine.map((e) => e.content),
+          Array.from({ length: 40 }, (_, i) => `writer ${w} batch ${i >> 1} event ${i & 1}`),
+        );
+      }
+      for (let i = 0; i < events.length; i += 2) {
+        assert.equal(events[i]!.content.replace(/0$/, "1"), events[i + 1]!.content);
+      }
+      // Numbered 1…120 without a gap, one commit after another.
+      const seqs = await admin<{ seq: number }[]>`select seq from spillway_events order by seq`;
+      assert.deepEqual(seqs.map((r) => r.seq), Array.from({ length: 120 }, (_, i) => i + 1));
+      // Each process loads them all, and its handle's own pending events after them.
+      await streams[1]!.append([event(1, 99, 0)]);
+      const loaded = (await streams[1]!.load()).events;
+      assert.equal(loaded.length, 121);
+      for (const stream of streams) await stream.close();
+      // Once every shared writer closed it, one writer of its own may open it.
+      const later = await new PostgresStreamStore(alone).open(id);
+      await later.close();
+    } finally {
+      await admin.end();
+      for (const db of handles) await db.close();
+    }
+  },
+);
+
+pgTest(
+  "PostgresStreamStore: a conversation open for one writer is refused to a shared writer",
+  async () => {
+    const server = await startPostgres();
+    const url = await server.database();
+    const one = PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url });
+    const two = PostgresDatabase.connect({ url, password: PG_PASSWORD, shown: url });
+    try {
+      const stream = await new PostgresStreamStore(one).open("c1");
+      await assert.rejects(
+        new PostgresStreamStore(two).open("c1", { shared: true }),
+        /^SpillwayError: conversation c1 is open in another process \(pid \d+/,
+      );
+      // In one process, one mode at a time.
+      await assert.rejects(
+        new PostgresStreamStore(one).open("c1", { shared: true }),
+        /conversation c1 is open in this process for one writer/,
+      );
+      await stream.close();
+    } finally {
+      await one.close();
+      await two.close();
     }
   },
 );

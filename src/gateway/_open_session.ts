@@ -22,6 +22,7 @@ import type { SessionStartEvent } from "../stream/events.ts";
 import { newConversationId } from "../stream/new_conversation_id.ts";
 import type { StreamStore } from "../stream/stream_store.ts";
 import { ClientConversationId } from "./client_conversation_id.ts";
+import { modernConversationId } from "./modern_conversation_id.ts";
 import type { ConnectOptions } from "./connect_options.ts";
 import { type GatewayOptions, PARK_PROGRESS_INTERVAL_MS } from "./gateway_options.ts";
 import type { GatewaySession } from "./gateway_session.ts";
@@ -161,7 +162,11 @@ export function openConversation(options: OpenSessionOptions): OpenConversation 
   const client = connect.client ?? DEFAULT_CLIENT;
   // With clients of their own tokens, each one's conversations are apart and named.
   const named = (gateway.clients?.length ?? 1) > 1;
-  const conversationId = named ? ClientConversationId.create(client) : newConversationId();
+  const conversationId = connect.conversationKey !== undefined
+    ? modernConversationId(client, connect.conversationKey, { named })
+    : named
+    ? ClientConversationId.create(client)
+    : newConversationId();
   const notices = gateway.noticeSink ?? stderrNotices;
   // The session's ceiling is its client's, known once the client said what it is.
   let identity: { readonly info: ClientInfo | undefined; readonly protocol: string } | undefined;

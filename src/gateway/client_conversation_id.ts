@@ -12,8 +12,12 @@
 
 import { newConversationId } from "../stream/new_conversation_id.ts";
 
-/** A gateway conversation's id with its client: the timestamped id, `.`, the name. */
-const CLIENT_ID = /^\d{8}-\d{6}-[0-9a-f]{6}\.([A-Za-z0-9_-]{1,64})$/;
+/**
+ * A gateway conversation's id with its client: the timestamped id (or a
+ * 2026-07-28 conversation's derived one, `modern_conversation_id.ts`), `.`,
+ * the name.
+ */
+const CLIENT_ID = /^(?:\d{8}-\d{6}-[0-9a-f]{6}|m-[0-9a-f]{24})\.([A-Za-z0-9_-]{1,64})$/;
 
 /**
  * Conversation ids that name their client.
@@ -26,6 +30,7 @@ const CLIENT_ID = /^\d{8}-\d{6}-[0-9a-f]{6}\.([A-Za-z0-9_-]{1,64})$/;
  * assert.match(id, /^\d{8}-\d{6}-[0-9a-f]{6}\.alice$/);
  * assert.equal(ClientConversationId.clientOf(id), "alice");
  * assert.equal(ClientConversationId.clientOf("20261202-021241-26f73c"), undefined);
+ * assert.equal(ClientConversationId.clientOf("m-0123456789abcdef01234567.ci"), "ci");
  * ```
  */
 export const ClientConversationId = {

@@ -20,4 +20,11 @@ export interface ConnectOptions {
    * stdio client's one session lasts as long as its stdin).
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * A 2026-07-28 conversation's key (`modernConversationKey`): the session
+   * then records into that key's conversation (`modernConversationId`),
+   * the one every gateway its client's requests reach records into, opened
+   * shared with them. Default: none (a new conversation of its own).
+   */
+  readonly conversationKey?: string;
 }

@@ -54,6 +54,12 @@ export class Gateway {
   /** The upstream servers' prompts and resources, once listed. */
   #catalog: UpstreamCatalog | undefined;
   #nextCall = 0;
+  /**
+   * Ends the call ids of conversations other gateways write too (2026-07-28
+   * ones): `call_7.3f9a2c1b` is unique among every gateway's and every
+   * restart's calls of such a conversation.
+   */
+  readonly #callTag = crypto.randomUUID().slice(0, 8);
   readonly #listChanged: ((kind: "tools" | CatalogKind, client?: string) => void)[] = [];
   #closing: Promise<void> | undefined;
 
@@ -235,17 +241,24 @@ export class Gateway {
 
   #sessionOptions(options: ConnectOptions): OpenSessionOptions {
     if (this.#closing !== undefined) throw new TypeError("spillway serve is shutting down");
+    const sharedWith = options.conversationKey !== undefined;
+    const store = this.#store;
     return {
       connect: options,
       gateway: this.#options,
       service: this.#service,
-      store: this.#store,
+      // A 2026-07-28 conversation is written by every gateway its requests reach.
+      store: sharedWith
+        ? { open: (id) => store.open(id, { shared: true }), list: () => store.list() }
+        : store,
       limits: this.#limits,
       registry: this.#sessions,
       late: this.#late,
       catalog: this.#catalog,
       capabilities: this.capabilities,
-      nextCallId: () => `call_${++this.#nextCall}`,
+      nextCallId: sharedWith
+        ? () => `call_${++this.#nextCall}.${this.#callTag}`
+        : () => `call_${++this.#nextCall}`,
     };
   }
 

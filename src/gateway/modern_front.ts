@@ -8,9 +8,11 @@
  * result. The calls of one conversation in flight together are one batch:
  * capped, recorded and released together, as a 2025 session's are.
  *
- * A conversation lasts while its client keeps calling: it is closed after
- * `serve.session_idle_timeout` without a request, and at most
- * `serve.max_sessions` are open at once (a request past it is answered 503).
+ * A conversation stays open here while its client keeps calling: it is
+ * closed after `serve.session_idle_timeout` without a request (the key's
+ * next request opens it again: its id is the key's, on every gateway), and
+ * at most `serve.max_sessions` are open at once (a request past it is
+ * answered 503).
  * A request whose connection closes before its answer is the client's
  * cancellation: its call is recorded as cancelled (the client disconnected),
  * never as delivered. A call whose tool asks the client for input
@@ -100,12 +102,13 @@ export class ModernFront {
    */
   async handle(request: Request, body: unknown, client: string): Promise<Response> {
     if (this.#closing) return jsonError(503, "spillway serve is shutting down");
-    const key = `${client}\n${modernConversationKey(request.headers, body)}`;
+    const conversationKey = modernConversationKey(request.headers, body);
+    const key = `${client}\n${conversationKey}`;
     let conversation = this.#conversations.get(key);
     if (conversation === undefined) {
       if (this.#conversations.size >= this.#options.maxConversations) return this.#full();
       try {
-        conversation = this.#open(key, client);
+        conversation = this.#open(key, client, conversationKey);
       } catch (error) {
         return jsonError(503, reasonText(error));
       }
@@ -141,10 +144,12 @@ export class ModernFront {
     this.#handlers.clear();
   }
 
-  #open(key: string, client: string): OpenConversation {
+  #open(key: string, client: string, conversationKey: string): OpenConversation {
+    // Its conversation is the key's on every gateway (modern_conversation_id.ts).
     const conversation = this.#gateway.open({
       client,
       idleTimeoutMs: this.#options.idleTimeoutMs,
+      conversationKey,
     });
     this.#conversations.set(key, conversation);
     // However it ends (its idle timeout, the gateway's shutdown), an ended

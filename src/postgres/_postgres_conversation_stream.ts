@@ -14,7 +14,9 @@ import type { HeldLock } from "./conversation_locks.ts";
 
 /** What the handles of one conversation share. */
 export interface SharedConversation {
-  /** The last durable sequence number. */
+  /** Whether several processes write it (its lock shared, its commits numbered by the database). */
+  readonly several: boolean;
+  /** The last durable sequence number (of this process's commits, when several write it). */
   durable: number;
   /** Appended, not yet committed events, serialized. */
   pending: string[];

@@ -7,6 +7,13 @@
  * locks of one process live on one connection of their own, so a process
  * that dies (even by SIGKILL) loses its connection and the server frees its
  * locks; a machine that vanishes is noticed by TCP keep-alive.
+
+A 2026-07-28 conversation has no session: each of its requests may reach
+another gateway, so every gateway it reaches writes it. Those writers take
+its lock shared: they exclude any exclusive writer (a 2025 session, a
+`query` turn, `conversation compact`) and none of each other, and their
+commits are numbered by the database (`spillway_commit` with no sequence
+number), one after the other.
  *
  * Locks are a courtesy to people, not what keeps a conversation whole: a
  * commit inserts events under the conversation's next sequence numbers,
@@ -34,6 +41,8 @@ export interface HeldLock {
 }
 
 interface Entry {
+  /** Whether it is held shared (by writers of a conversation several processes write). */
+  readonly shared: boolean;
   /** Holders in this process. */
   holders: number;
   /** The lock connection's generation the lock was taken on. */
@@ -89,16 +98,28 @@ export class ConversationLocks {
   }
 
   /**
-   * Takes the lock of conversation `id` (shared by this process's holders).
+   * Takes the lock of conversation `id` (shared by this process's holders):
+   * exclusive, or with `shared` shared with other processes' shared holders.
    *
-   * @throws {SpillwayError} `conversation_locked` when another process holds it;
+   * @param options `shared`: take it shared (default: exclusive)
+   * @throws {SpillwayError} `conversation_locked` when another process holds it
+   *   (in a mode that excludes this one), or this one in the other mode;
    *   the database's own errors when it cannot be reached
    */
-  async take(id: string): Promise<HeldLock> {
+  async take(id: string, options: { readonly shared?: boolean } = {}): Promise<HeldLock> {
+    const shared = options.shared ?? false;
     let entry = this.#entries.get(id);
     if (entry === undefined) {
-      entry = { holders: 0, epoch: -1, taking: undefined };
+      entry = { shared, holders: 0, epoch: -1, taking: undefined };
       this.#entries.set(id, entry);
+    } else if (entry.shared !== shared) {
+      throw new SpillwayError(
+        "conversation_locked",
+        `conversation ${id} is open in this process ${
+          entry.shared ? "shared with other gateways" : "for one writer"
+        }: nothing was changed; try again when it has been closed`,
+        { conversation: id },
+      );
     }
     entry.holders++;
     const mine = entry;
@@ -149,7 +170,10 @@ export class ConversationLocks {
     const epoch = this.#epoch;
     const key = lockKey(id);
     const [row] = await withDeadline(
-      this.#sql<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}::bigint) as locked`,
+      entry.shared
+        ? this.#sql<{ locked: boolean }[]>`
+          select pg_try_advisory_lock_shared(${key}::bigint) as locked`
+        : this.#sql<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}::bigint) as locked`,
       POSTGRES_CALL_TIMEOUT_MS,
       `${this.#where} did not answer within ${POSTGRES_CALL_TIMEOUT_MS / 1000} s`,
     );
@@ -164,7 +188,10 @@ export class ConversationLocks {
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
     if (entry.epoch !== this.#epoch) return;
     // A failure here leaves the lock to the connection's end (or the process's).
-    await this.#sql`select pg_advisory_unlock(${lockKey(id)}::bigint)`.catch(() => {});
+    const unlocked = entry.shared
+      ? this.#sql`select pg_advisory_unlock_shared(${lockKey(id)}::bigint)`
+      : this.#sql`select pg_advisory_unlock(${lockKey(id)}::bigint)`;
+    await unlocked.catch(() => {});
   }
 
   async #lockedError(id: string, key: string, lost: boolean): Promise<SpillwayError> {

@@ -111,6 +111,42 @@ export const MIGRATIONS: readonly Migration[] = [
       end
       $commit$;`,
   },
+  {
+    version: 2,
+    name: "commits numbered by the database for conversations several gateways write",
+    // A 2026-07-28 conversation is written by every gateway its requests reach
+    // (each holding its lock shared): such a commit passes no sequence number
+    // (p_after null) and is numbered here, after the conversation's commits
+    // in flight ended (the transaction lock), so none is lost or numbered
+    // twice. A taken-out commit of unknown fate may leave a gap: readers
+    // follow first_seq's order, not its contiguity.
+    body: `
+      create or replace function spillway_commit(
+        p_conversation text, p_after integer, p_batch uuid, p_uncertain uuid[],
+        p_types text[], p_call_ids text[], p_events text, p_lock bigint
+      ) returns void language plpgsql as $commit$
+      declare
+        v_first integer;
+      begin
+        -- A commit of this conversation still in flight elsewhere ends first.
+        perform pg_advisory_xact_lock(p_lock);
+        if cardinality(p_uncertain) > 0 then
+          delete from spillway_commits
+          where conversation_id = p_conversation and batch = any (p_uncertain);
+        end if;
+        if cardinality(p_types) > 0 then
+          -- A new snapshot per statement: this sees every commit that ended before the lock.
+          -- The last commit by the primary key's index, not a scan of the conversation.
+          v_first := coalesce(p_after, (
+            select first_seq + cardinality(types) - 1 from spillway_commits
+            where conversation_id = p_conversation order by first_seq desc limit 1), 0) + 1;
+          insert into spillway_commits (conversation_id, first_seq, batch, types, call_ids, events)
+          values (p_conversation, v_first, p_batch, p_types, p_call_ids, p_events);
+          update spillway_conversations set updated_at = now() where id = p_conversation;
+        end if;
+      end
+      $commit$;`,
+  },
 ];
 
 /** The newest schema version this spillway knows. */

@@ -14,7 +14,10 @@
  * One writer per conversation: `open` takes the conversation's advisory
  * lock (`conversation_locks.ts`) and the last `close` of this store's
  * handles releases it. Handles of one conversation in this store share its
- * buffer, in call order, as the file store's do.
+ * buffer, in call order, as the file store's do. A conversation opened
+ * `shared` (one that several gateways write) takes its lock shared, and its
+ * commits are numbered by the database, after whatever other processes
+ * committed meanwhile.
  *
  * @module
  */
@@ -27,7 +30,11 @@ import type { ConversationFacts, ConversationReader } from "../stream/conversati
 import type { StreamEvent } from "../stream/events.ts";
 import { parseEventLine } from "../stream/_event_lines.ts";
 
-import type { ConversationStream, LoadedStream } from "../stream/stream_store.ts";
+import type {
+  ConversationStream,
+  LoadedStream,
+  OpenStreamOptions,
+} from "../stream/stream_store.ts";
 import {
   type ConversationOps,
   PostgresConversationStream,
@@ -51,8 +58,12 @@ export interface BatchRows {
   readonly callIds: readonly (string | null)[];
   /** The conversation. */
   readonly conversation: string;
-  /** The sequence number of the last durable event (0 for none). */
-  readonly after: number;
+  /**
+   * The sequence number of the last durable event (0 for none), or `null`
+   * for a conversation several processes write: the database numbers the
+   * commit after the last one.
+   */
+  readonly after: number | null;
   /** The commit's id (`spillway_commits.batch`). */
   readonly batch: string;
   /** Earlier commits whose fate is unknown: their rows are deleted first. */
@@ -129,21 +140,24 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
   }
 
   /**
-   * Opens (creating if needed) conversation `id`, taking its writer lock.
+   * Opens (creating if needed) conversation `id`, taking its writer lock
+   * (shared with other processes' shared writers when `options.shared`).
    *
    * @throws {TypeError} when `id` is not a valid conversation id
-   * @throws {SpillwayError} `conversation_locked` when another process has it open;
-   *   `store_failed` when the database cannot be reached
+   * @throws {SpillwayError} `conversation_locked` when another process has it open
+   *   (for one writer; or shared, for an exclusive open); `store_failed` when the
+   *   database cannot be reached
    */
-  async open(id: string): Promise<ConversationStream> {
+  async open(id: string, options: OpenStreamOptions = {}): Promise<ConversationStream> {
     assertConversationId(id);
     await this.#db.ready();
+    const several = options.shared ?? false;
     return await this.#serial(id, async () => {
       let shared = this.#shared.get(id);
       if (shared === undefined) {
         const lock = await this.#db.call(
           `open ${this.location(id)}`,
-          () => this.#db.locks.take(id),
+          () => this.#db.locks.take(id, { shared: several }),
         );
         try {
           const durable = await this.#db.call(`open ${this.location(id)}`, async () => {
@@ -155,6 +169,7 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
             return row?.last ?? 0;
           });
           shared = {
+            several,
             durable,
             pending: [],
             types: [],
@@ -237,18 +252,16 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
     for (const row of rows) into.add(row.ref);
   }
 
-  /** The committed events of `id`, without those of commits whose fate is unknown. */
+  /** The committed events of `id`, without those of this process's commits whose fate is unknown. */
   async #events(id: string, shared: SharedConversation | undefined): Promise<StreamEvent[]> {
+    const uncertain = shared?.uncertain ?? [];
     const rows = await this.#db.call(
       `read ${this.location(id)}`,
       () =>
-        shared === undefined
-          ? this.#db.sql<{ events: string }[]>`
+        this.#db.sql<{ events: string }[]>`
           select events from spillway_commits
-          where conversation_id = ${id} order by first_seq`
-          : this.#db.sql<{ events: string }[]>`
-          select events from spillway_commits
-          where conversation_id = ${id} and first_seq <= ${shared.durable} order by first_seq`,
+          where conversation_id = ${id} and not (batch = any (${uncertain}::uuid[]))
+          order by first_seq`,
     );
     const events: StreamEvent[] = [];
     for (const [i, row] of rows.entries()) {
@@ -299,7 +312,7 @@ export class PostgresStreamStore implements ConversationReader, ConversationOps 
           await this.#db.locks.ensure(id);
           await this.#commit(this.#db.sql, {
             conversation: id,
-            after: shared.durable,
+            after: shared.several ? null : shared.durable,
             batch,
             uncertain,
             types,

@@ -37,10 +37,24 @@ export interface ConversationStream {
   close(): Promise<void>;
 }
 
+/** Options of {@linkcode StreamStore.open}. */
+export interface OpenStreamOptions {
+  /**
+   * The conversation is written by several processes at once (a 2026-07-28
+   * conversation that every gateway its requests reach records): their
+   * commits are appended one after the other, none lost or interleaved
+   * within, and no single writer excludes the others (an exclusive one, such
+   * as `conversation compact`, still excludes them all). Only a store shared
+   * by processes honours it (PostgreSQL); a store of one machine's files
+   * opens the conversation for one writer as usual. Default: false.
+   */
+  readonly shared?: boolean;
+}
+
 /** A place conversations live. */
 export interface StreamStore {
-  /** Opens (creating if needed) the conversation `id`. */
-  open(id: string): Promise<ConversationStream>;
+  /** Opens (creating if needed) the conversation `id`; see {@linkcode OpenStreamOptions}. */
+  open(id: string, options?: OpenStreamOptions): Promise<ConversationStream>;
   /** Lists the conversation ids, oldest first. */
   list(): Promise<string[]>;
 }

@@ -17,8 +17,14 @@
  * machine has: a run that uses them all measures the machine, not the
  * gateways.
  *
+ * With `--modern`, the clients speak MCP 2026-07-28 (no session: each call
+ * its own POST, client `i`'s calls in conversation `load-i`) and HAProxy
+ * sends every request round robin (no stickiness), so each conversation is
+ * written by every gateway at once; each run also prints the CPU each
+ * gateway spent per call it served (round robin: a call in N went to each).
+ *
  * Run: `deno run -A tests/bench/postgres_load.ts [SECONDS] [--runs N]
- * [--client raw|sdk] [--commit-delay MICROSECONDS] [--gateway-cpus LIST]`.
+ * [--client raw|sdk] [--modern] [--commit-delay MICROSECONDS] [--gateway-cpus LIST]`.
  * SECONDS per run (default 20); `--runs`: the three runs repeated;
  * `--client raw` (the default) calls with plain `fetch` and JSON-RPC
  * (`tests/_raw_mcp_session.ts`), `sdk` with the MCP SDK's client;
@@ -48,6 +54,7 @@ const RUNS = Number(flag("runs") ?? 1);
 const CLIENT = (flag("client") ?? "raw") as "raw" | "sdk";
 const COMMIT_DELAY = flag("commit-delay");
 const GATEWAY_CPUS = flag("gateway-cpus")?.split(",").map(Number);
+const MODERN = Deno.args.includes("--modern");
 const CLIENTS = 50;
 
 interface Run {
@@ -72,9 +79,9 @@ interface LoadSession {
   close(): Promise<void>;
 }
 
-async function openSession(url: URL, name: string): Promise<LoadSession> {
+async function openSession(url: URL, name: string, i: number): Promise<LoadSession> {
   if (CLIENT === "sdk") {
-    const client: Client = await gatewayClient(url, name);
+    const client: Client = await gatewayClient(url, name, MODERN ? `load-${i}` : undefined);
     return {
       echo: async (args) => {
         const result = await client.callTool({ name: "echo", arguments: args }, {
@@ -85,7 +92,9 @@ async function openSession(url: URL, name: string): Promise<LoadSession> {
       close: () => client.close(),
     };
   }
-  const session = await RawMcpSession.open(url, GATEWAY_TOKEN, name);
+  const session = MODERN
+    ? RawMcpSession.modern(url, GATEWAY_TOKEN, name, `load-${i}`)
+    : await RawMcpSession.open(url, GATEWAY_TOKEN, name);
   return {
     echo: async (args) => {
       const result = await session.callTool("echo", args, AbortSignal.timeout(10_000));
@@ -103,7 +112,7 @@ async function load(
   onStart?: () => void,
 ): Promise<Run> {
   const sessions: LoadSession[] = [];
-  for (let i = 0; i < CLIENTS; i++) sessions.push(await openSession(url, `load-${i}`));
+  for (let i = 0; i < CLIENTS; i++) sessions.push(await openSession(url, `load-${i}`, i));
   const latencies: number[] = [];
   const delivered = new Map<string, string>();
   let failed = 0;
@@ -126,7 +135,7 @@ async function load(
         delivered.set(`c${i}-${j}:`, text);
       } catch {
         failed++;
-        current = await openSession(url, `load-${i}-again`);
+        current = await openSession(url, `load-${i}-again`, i);
         sessions.push(current);
       }
     }
@@ -158,6 +167,29 @@ function cpuNow(roles: Roles): Record<string, number> {
   figures["machine busy"] = machine.busy;
   figures["machine idle"] = machine.idle;
   return figures;
+}
+
+/**
+ * The CPU each gateway spent per call it served, between two
+ * {@linkcode cpuNow} readings: round robin gives each of `count` gateways a
+ * call in `count` (a 2025 run's sessions are spread, not its calls: there it
+ * is an average).
+ */
+function cpuPerCall(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  calls: number,
+  count: number,
+): string {
+  const gateways = Object.keys(before).filter((role) => role.startsWith("gateway "));
+  const spent = gateways.map((role) => Math.max(0, after[role]! - before[role]!));
+  const each = gateways.map((role, i) =>
+    `${role} ${(spent[i]! * 1000 / (calls / count)).toFixed(2)} ms`
+  );
+  const total = spent.reduce((a, b) => a + b, 0) * 1000 / Math.max(1, calls);
+  return `gateway CPU per call served: ${each.join(", ")}; all gateways ${
+    total.toFixed(2)
+  } ms per call`;
 }
 
 /** Cores used by each role between two {@linkcode cpuNow} readings. */
@@ -233,7 +265,8 @@ if (POSTGRES_MISSING !== undefined) {
     await admin.end();
   }
   console.log(
-    `load: ${CLIENTS} ${CLIENT} clients, ${SECONDS} s per run, ${RUNS} round(s); ` +
+    `load: ${CLIENTS} ${CLIENT} ${MODERN ? "2026-07-28" : "2025"} clients, ${SECONDS} s ` +
+      `per run, ${RUNS} round(s); ` +
       `${navigator.hardwareConcurrency} CPUs; args: ${Deno.args.join(" ")}`,
   );
   const rates: Record<string, number[]> = {};
@@ -247,7 +280,7 @@ if (POSTGRES_MISSING !== undefined) {
       const url = await server.database(`load${count}`);
       const admin = server.admin(new URL(url).pathname.slice(1));
       const gateways = await startGateways(count, url, false);
-      const balancer = await startHaproxy(gateways.map((g) => g.url!));
+      const balancer = await startHaproxy(gateways.map((g) => g.url!), { sticky: !MODERN });
       try {
         if (GATEWAY_CPUS !== undefined) {
           for (const [i, gateway] of gateways.entries()) {
@@ -279,6 +312,7 @@ if (POSTGRES_MISSING !== undefined) {
         // Backends report their WAL counts when idle (within a second): read after the check.
         const syncs = await walSyncs() - syncsBefore;
         console.log(`  ${coresUsed(before, after, run.seconds)}`);
+        console.log(`  ${cpuPerCall(before, after, run.calls, count)}`);
         console.log(
           `  WAL flushes: ${syncs} (${(syncs / run.seconds).toFixed(0)}/s, ${
             (syncs / Math.max(1, run.calls)).toFixed(2)
