@@ -27,24 +27,15 @@
 import { getLogger } from "@logtape/logtape";
 import { Duration } from "../config/duration.ts";
 import { reasonText } from "../errors/reason_text.ts";
-import {
-  createMcpHandler,
-  type CreateMcpHandlerOptions,
-  type McpHttpHandler,
-} from "../service/sdk.ts";
+import { createMcpHandler, type McpHttpHandler } from "../service/sdk.ts";
 import type { OpenConversation } from "./_open_session.ts";
 import type { Gateway } from "./gateway.ts";
 import { MAX_RETRY_AFTER_S } from "./http_sessions.ts";
 import { modernConversationKey } from "./modern_conversation_key.ts";
+import { slowAnswerStream } from "./_slow_answer_stream.ts";
 import { DEFAULT_INPUT_ROUNDS, InputRounds, type InputRoundsOptions } from "./input_rounds.ts";
 
 const log = getLogger(["spillway", "gateway"]);
-
-/**
- * How often a call's SSE answer carries a comment while the call runs, in
- * ms: how soon a client that went away is noticed (its call is cancelled).
- */
-export const CALL_KEEPALIVE_MS = 1_000;
 
 /** The requests a 2026-07-28 client may send the gateway (its servers answer these). */
 const MODERN_METHODS = new Set([
@@ -78,8 +69,6 @@ export class ModernFront {
   readonly #options: ModernFrontOptions;
   /** Each client's handler, made at its first request. */
   readonly #handlers = new Map<string, McpHttpHandler>();
-  /** Each client's handler of `tools/call`: streamed, so that a client gone away is noticed. */
-  readonly #callHandlers = new Map<string, McpHttpHandler>();
   /** The open conversations, by client and key. */
   readonly #conversations = new Map<string, OpenConversation>();
   /** The calls waiting for their client's input between `input_required` rounds. */
@@ -139,11 +128,23 @@ export class ModernFront {
     }
     // A call leaves the conversation's idle state by itself; anything else says the client is there.
     if (method !== "tools/call") conversation.session.touch();
-    const handler = method === "tools/call" ? this.#callHandler(client) : this.#handler(client);
-    return await handler.fetch(request, {
+    const options = {
       parsedBody: body,
       authInfo: { token: "", clientId: client, scopes: [], extra: { conversation: key } },
+    };
+    if (method !== "tools/call") return await this.#handler(client).fetch(request, options);
+    // A call is cancelled by its client closing the request: noticed by a stream
+    // begun once the call has taken a while (`_slow_answer_stream.ts`).
+    const gone = new AbortController();
+    request.signal.addEventListener("abort", () => gone.abort(), { once: true });
+    // Its body was read (it is `parsedBody`): the request passed on is the head alone.
+    const head = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      signal: gone.signal,
     });
+    const answer = this.#handler(client).fetch(head, options);
+    return await slowAnswerStream(answer, { gone: () => gone.abort() });
   }
 
   /** Closes every conversation (their running calls are cancelled and recorded) and handler. */
@@ -153,10 +154,8 @@ export class ModernFront {
     const conversations = [...this.#conversations.values()];
     this.#conversations.clear();
     await Promise.allSettled(conversations.map((c) => c.session.close()));
-    const handlers = [...this.#handlers.values(), ...this.#callHandlers.values()];
-    await Promise.allSettled(handlers.map((handler) => handler.close()));
+    await Promise.allSettled([...this.#handlers.values()].map((handler) => handler.close()));
     this.#handlers.clear();
-    this.#callHandlers.clear();
   }
 
   #open(key: string, client: string, conversationKey: string): OpenConversation {
@@ -178,40 +177,20 @@ export class ModernFront {
   #handler(client: string): McpHttpHandler {
     let handler = this.#handlers.get(client);
     if (handler === undefined) {
-      handler = this.#create({ responseMode: "auto" });
+      handler = createMcpHandler((ctx) => {
+        const key = ctx.authInfo?.extra?.conversation;
+        const conversation = typeof key === "string" ? this.#conversations.get(key) : undefined;
+        if (conversation === undefined) throw new Error("the request's conversation has ended");
+        // Over HTTP a 2026-07-28 client cancels by closing its request: an abort is that.
+        return conversation.server({ disconnected: () => true, rounds: this.#rounds });
+      }, {
+        legacy: "reject",
+        responseMode: "auto",
+        onerror: (error) => log.debug("a 2026-07-28 request: {error}", { error }),
+      });
       this.#handlers.set(client, handler);
     }
     return handler;
-  }
-
-  /**
-   * The handler of a client's calls. A call's answer is an SSE stream from
-   * its start, with a comment every {@linkcode CALL_KEEPALIVE_MS}: a client
-   * that closed its request is noticed by the next write (Deno's server
-   * does not notice a closed connection while a response has not begun),
-   * and its call cancelled, upstream too.
-   */
-  #callHandler(client: string): McpHttpHandler {
-    let handler = this.#callHandlers.get(client);
-    if (handler === undefined) {
-      handler = this.#create({ responseMode: "sse", keepAliveMs: CALL_KEEPALIVE_MS });
-      this.#callHandlers.set(client, handler);
-    }
-    return handler;
-  }
-
-  #create(shape: Pick<CreateMcpHandlerOptions, "responseMode" | "keepAliveMs">): McpHttpHandler {
-    return createMcpHandler((ctx) => {
-      const key = ctx.authInfo?.extra?.conversation;
-      const conversation = typeof key === "string" ? this.#conversations.get(key) : undefined;
-      if (conversation === undefined) throw new Error("the request's conversation has ended");
-      // Over HTTP a 2026-07-28 client cancels by closing its request: an abort is that.
-      return conversation.server({ disconnected: () => true, rounds: this.#rounds });
-    }, {
-      legacy: "reject",
-      ...shape,
-      onerror: (error) => log.debug("a 2026-07-28 request: {error}", { error }),
-    });
   }
 
   /** The answer to a new conversation past `maxConversations`. */
