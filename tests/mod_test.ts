@@ -135,6 +135,7 @@ Deno.test("mod.ts exports exactly these names, types included", async () => {
     "TimerClock",
     "TokenUsage",
     "ToolCall",
+    "ToolCallInputEvent",
     "ToolCallOptions",
     "ToolCallRelay",
     "ToolCallRequestEvent",
@@ -208,6 +209,8 @@ Deno.test("deno.json exports the public API, the doubles and the framework adapt
     "./ai-sdk": "./src/adapters/ai_sdk.ts",
     "./openai-agents": "./src/adapters/openai_agents.ts",
     "./langchain": "./src/adapters/langchain.ts",
+    "./mastra": "./src/adapters/mastra.ts",
+    "./claude-agent-sdk": "./src/adapters/claude_agent_sdk.ts",
   });
 });
 
