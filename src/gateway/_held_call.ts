@@ -21,7 +21,7 @@ import type { CallerRequest } from "../service/tool_call_relay.ts";
 import { inputKind, jsonBytes } from "./input_crossings.ts";
 
 /** How long a round waits for more requests after one arrives, in ms. */
-export const ROUND_SETTLE_MS = 3;
+export const ROUND_SETTLE_MS = 1;
 
 /** A request of the tool, asked or about to be. */
 interface Asked {
