@@ -192,104 +192,63 @@ function clientCeilings(ctx: LayerContext, path: string[], value: unknown): void
 }
 
 function clientCeiling(ctx: LayerContext, path: string[], value: unknown, without: string) {
-  const expected = 'a size such as "500KB" or "1MB", or a byte count';
-  if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
-    return ctx.wrongType(path, value, expected);
-  }
-  let size: ByteSize;
-  try {
-    size = ByteSize.parse(value);
-  } catch (error) {
-    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
-  }
-  if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
-    return ctx.fail(
-      path,
-      `${assignment(path, value)} is below the 1KB minimum: ${without}`,
-    );
-  }
-  return ctx.value(path, size);
+  return sizeAtLeast(ctx, path, value, {
+    example: '"500KB" or "1MB"',
+    min: MIN_SIZE_THRESHOLD_BYTES,
+    why: without,
+  });
 }
 
 function maxRequestSize(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = 'a size such as "4MB" or "16MB", or a byte count';
-  if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
-    return ctx.wrongType(path, value, expected);
-  }
-  let size: ByteSize;
-  try {
-    size = ByteSize.parse(value);
-  } catch (error) {
-    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
-  }
-  if (size.bytes < MIN_MAX_REQUEST_SIZE_BYTES) {
-    return ctx.fail(
-      path,
-      `${assignment(path, value)} is below the 1KB minimum: an initialize request alone is ` +
-        "about 300 bytes, and tool arguments come on top",
-    );
-  }
-  return ctx.value(path, size);
-}
-
-function idleTimeout(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = 'a duration such as "30m" or "2h", or a number of seconds';
-  if (typeof value !== "string" && typeof value !== "number") {
-    return ctx.wrongType(path, value, expected);
-  }
-  let duration: Duration;
-  try {
-    duration = Duration.parse(value);
-  } catch (error) {
-    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
-  }
-  if (duration.ms < MIN_SESSION_IDLE_TIMEOUT_MS) {
-    return ctx.fail(
-      path,
-      `${assignment(path, value)} is below the 1s minimum: a client needs a moment between ` +
-        'its requests (e.g. "30m")',
-    );
-  }
-  return ctx.value(path, duration);
-}
-
-function maxSessions(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = "a whole number of sessions, at least 1, e.g. 1000";
-  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
-  if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
-  return ctx.value(path, value);
-}
-
-function inputTimeout(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = 'a duration such as "5m" or "30s", or a number of seconds';
-  if (typeof value !== "string" && typeof value !== "number") {
-    return ctx.wrongType(path, value, expected);
-  }
-  let duration: Duration;
-  try {
-    duration = Duration.parse(value);
-  } catch (error) {
-    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
-  }
-  if (duration.ms < MIN_INPUT_TIMEOUT_MS) {
-    return ctx.fail(
-      path,
-      `${assignment(path, value)} is below the 1s minimum: a client needs a moment to answer ` +
-        'what a call asks (e.g. "5m")',
-    );
-  }
-  return ctx.value(path, duration);
-}
-
-function maxInputWaits(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = "a whole number of calls, at least 1, e.g. 100";
-  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
-  if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
-  return ctx.value(path, value);
+  return sizeAtLeast(ctx, path, value, {
+    example: '"4MB" or "16MB"',
+    min: MIN_MAX_REQUEST_SIZE_BYTES,
+    why: "an initialize request alone is about 300 bytes, and tool arguments come on top",
+  });
 }
 
 function maxInputSize(ctx: LayerContext, path: string[], value: unknown) {
-  const expected = 'a size such as "1MB" or "256KB", or a byte count';
+  return sizeAtLeast(ctx, path, value, {
+    example: '"1MB" or "256KB"',
+    min: MIN_SIZE_THRESHOLD_BYTES,
+    why: 'one elicitation request alone is a few hundred bytes (e.g. "1MB")',
+  });
+}
+
+function idleTimeout(ctx: LayerContext, path: string[], value: unknown) {
+  return durationAtLeast(ctx, path, value, {
+    example: '"30m" or "2h"',
+    min: MIN_SESSION_IDLE_TIMEOUT_MS,
+    why: 'a client needs a moment between its requests (e.g. "30m")',
+  });
+}
+
+function inputTimeout(ctx: LayerContext, path: string[], value: unknown) {
+  return durationAtLeast(ctx, path, value, {
+    example: '"5m" or "30s"',
+    min: MIN_INPUT_TIMEOUT_MS,
+    why: 'a client needs a moment to answer what a call asks (e.g. "5m")',
+  });
+}
+
+function maxSessions(ctx: LayerContext, path: string[], value: unknown) {
+  return wholeCount(ctx, path, value, "a whole number of sessions, at least 1, e.g. 1000");
+}
+
+function maxInputWaits(ctx: LayerContext, path: string[], value: unknown) {
+  return wholeCount(ctx, path, value, "a whole number of calls, at least 1, e.g. 100");
+}
+
+/** What a bounded setting's message says: its example, its minimum, and why that minimum. */
+interface Minimum {
+  readonly example: string;
+  readonly min: number;
+  readonly why: string;
+}
+
+/** A size (`"4MB"` or a byte count) of at least `bound.min` bytes (1KB, as the messages say). */
+function sizeAtLeast(ctx: LayerContext, path: string[], value: unknown, bound: Minimum) {
+  const expected = `a size such as ${bound.example}, or a byte count`;
   if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
     return ctx.wrongType(path, value, expected);
   }
@@ -299,14 +258,35 @@ function maxInputSize(ctx: LayerContext, path: string[], value: unknown) {
   } catch (error) {
     return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
   }
-  if (size.bytes < MIN_SIZE_THRESHOLD_BYTES) {
-    return ctx.fail(
-      path,
-      `${assignment(path, value)} is below the 1KB minimum: one elicitation request alone is ` +
-        'a few hundred bytes (e.g. "1MB")',
-    );
+  if (size.bytes < bound.min) {
+    return ctx.fail(path, `${assignment(path, value)} is below the 1KB minimum: ${bound.why}`);
   }
   return ctx.value(path, size);
+}
+
+/** A duration (`"30m"` or seconds) of at least `bound.min` ms (1s, as the messages say). */
+function durationAtLeast(ctx: LayerContext, path: string[], value: unknown, bound: Minimum) {
+  const expected = `a duration such as ${bound.example}, or a number of seconds`;
+  if (typeof value !== "string" && typeof value !== "number") {
+    return ctx.wrongType(path, value, expected);
+  }
+  let duration: Duration;
+  try {
+    duration = Duration.parse(value);
+  } catch (error) {
+    return ctx.fail(path, `${assignment(path, value)}: ${(error as Error).message}`);
+  }
+  if (duration.ms < bound.min) {
+    return ctx.fail(path, `${assignment(path, value)} is below the 1s minimum: ${bound.why}`);
+  }
+  return ctx.value(path, duration);
+}
+
+/** A whole number, at least 1. */
+function wholeCount(ctx: LayerContext, path: string[], value: unknown, expected: string) {
+  if (typeof value !== "number") return ctx.wrongType(path, value, expected);
+  if (!Number.isSafeInteger(value) || value < 1) return ctx.notValid(path, value, expected);
+  return ctx.value(path, value);
 }
 
 function origins(ctx: LayerContext, path: string[], value: unknown) {
