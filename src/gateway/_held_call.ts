@@ -19,8 +19,8 @@
  */
 
 import type { ClientCapabilities, InputRequest } from "../service/sdk.ts";
-import type { CallerRequest } from "../service/tool_call_relay.ts";
-import { inputKind, jsonBytes } from "./input_crossings.ts";
+import { type CallerRequest, inputKind } from "../service/tool_call_relay.ts";
+import { jsonBytes } from "./input_crossings.ts";
 
 /**
  * How long a round waits for more requests after a 2025 upstream's request

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { CallerRequest } from "../service/tool_call_relay.ts";
+import { type CallerRequest, inputKind } from "../service/tool_call_relay.ts";
 import type { ToolCallInputEvent } from "../stream/events.ts";
 
 const encoder = new TextEncoder();
@@ -19,13 +19,6 @@ const encoder = new TextEncoder();
 export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value);
   return text === undefined ? 0 : encoder.encode(text).length;
-}
-
-/** The recorded kind of a caller request. */
-export function inputKind(method: CallerRequest["method"]): ToolCallInputEvent["kind"] {
-  if (method === "sampling/createMessage") return "sampling";
-  if (method === "roots/list") return "roots";
-  return "elicitation";
 }
 
 /**

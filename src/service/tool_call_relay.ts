@@ -40,6 +40,15 @@ export interface CallerRequest {
   readonly key?: string;
 }
 
+/** What a caller request asks for: `"elicitation"`, `"sampling"` or `"roots"`. */
+export function inputKind(
+  method: CallerRequest["method"],
+): "elicitation" | "sampling" | "roots" {
+  if (method === "sampling/createMessage") return "sampling";
+  if (method === "roots/list") return "roots";
+  return "elicitation";
+}
+
 /**
  * The caller's side of a running call. Every member is optional: a caller
  * that cannot relay something leaves it out, and the source then behaves as

@@ -43,7 +43,7 @@ import {
   type ListRootsResult,
   ProtocolErrorCode,
 } from "../sdk.ts";
-import type { CallerRequest, ToolCallRelay } from "../tool_call_relay.ts";
+import { type CallerRequest, inputKind, type ToolCallRelay } from "../tool_call_relay.ts";
 import { boundLogMessage, boundProgress } from "./bound_relayed_message.ts";
 
 const log = getLogger(["spillway", "upstream"]);
@@ -239,11 +239,7 @@ export class UpstreamCallRelays {
 
   /** Sends a server request to the caller of the one call in flight. */
   async #inquire(request: CallerRequest): Promise<Record<string, unknown>> {
-    const what = request.method === "sampling/createMessage"
-      ? "sampling"
-      : request.method === "roots/list"
-      ? "roots"
-      : "elicitation";
+    const what = inputKind(request.method);
     // Only the SDK's fulfilment of a 2026-07-28 `input_required` names its
     // request (a string key) and runs in the flow of the call it belongs to.
     const flow = request.key === undefined ? undefined : this.#current.getStore();
