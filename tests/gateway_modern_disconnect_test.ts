@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { spawnHttpServe } from "./gateway_fixtures.ts";
 import { recordedEvents } from "./_input_rounds.ts";
+import { RawMcpSession } from "./_raw_mcp_session.ts";
 
 const CONFIG = `[providers.mcp.echo]
 type = "stdio"
@@ -19,48 +20,20 @@ arguments = ["run", "--quiet", "--allow-env", ${
 }]
 `;
 
-let nextId = 1;
-
-/** A raw 2026-07-28 `tools/call` in conversation `conversation`. */
-function post(url: URL, tool: string, args: object, conversation: string, signal?: AbortSignal) {
-  return fetch(url, {
-    method: "POST",
-    ...(signal === undefined ? {} : { signal }),
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": tool,
-      "spillway-conversation": conversation,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: nextId++,
-      method: "tools/call",
-      params: {
-        name: tool,
-        arguments: args,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  });
-}
-
 Deno.test("serve --http: three 2026-07-28 calls given up at once are cancelled upstream, and recorded so", async () => {
   await using serve = await spawnHttpServe(["--no-auth"], { config: CONFIG });
   const url = serve.url as URL;
+  // --no-auth: any bearer passes.
+  const probe = RawMcpSession.modern(url, "-", "probe", "probe");
   const held = async () => {
-    const text = await (await post(url, "held", {}, "probe")).text();
-    return Number(/"text":"(\d+)"/.exec(text)?.[1]);
+    const answer = await probe.callTool("held", {});
+    return answer.ok ? Number(answer.text) : NaN;
   };
+  const agent = RawMcpSession.modern(url, "-", "agent", "agent");
   const controllers = [1, 2, 3].map(() => new AbortController());
   const calls = controllers.map((controller, i) =>
-    post(url, "hold", { key: `k${i}` }, "agent", controller.signal)
-      .then((response) => response.text())
+    agent.callTool("hold", { key: `k${i}` }, controller.signal)
+      .then((answer) => JSON.stringify(answer))
       .catch((error: Error) => error.name)
   );
   while (await held() < 3) await new Promise((resolve) => setTimeout(resolve, 50));
