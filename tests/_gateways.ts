@@ -13,7 +13,7 @@
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "../src/service/sdk.ts";
 import { type ServeProcess, spawnHttpServe } from "./gateway_fixtures.ts";
-import { PG_PASSWORD } from "./_postgres.ts";
+import { PG_PASSWORD, pgTest } from "./_postgres.ts";
 
 /** The bearer token every test gateway takes. */
 export const GATEWAY_TOKEN = "gateways-test-token";
@@ -131,6 +131,20 @@ export async function haproxyMissing(): Promise<string | undefined> {
   } catch {
     return "HAProxy is not installed: apt-get install -y haproxy";
   }
+}
+
+const noHaproxy = await haproxyMissing();
+
+/**
+ * A PostgreSQL test (`pgTest`) that also needs HAProxy: ignored, its name
+ * saying why, without it (unless SPILLWAY_REQUIRE_POSTGRES=1, as in CI).
+ */
+export function balancedTest(name: string, fn: () => Promise<void>): void {
+  if (noHaproxy !== undefined && Deno.env.get("SPILLWAY_REQUIRE_POSTGRES") !== "1") {
+    Deno.test({ name: `${name} (ignored: ${noHaproxy})`, ignore: true, fn });
+    return;
+  }
+  pgTest(name, fn);
 }
 
 /** A running HAProxy in front of `gateways`. */

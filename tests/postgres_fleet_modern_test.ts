@@ -13,32 +13,20 @@ import assert from "node:assert/strict";
 import { textOf } from "./gateway_fixtures.ts";
 import type { ServeProcess } from "./gateway_fixtures.ts";
 import {
+  balancedTest,
   type Balancer,
   gatewayClient,
   gatewayConfig,
-  haproxyMissing,
   startGateways,
   startHaproxy,
 } from "./_gateways.ts";
 import { finished, spawnSpillway, workspaceWith } from "./_cli.ts";
-import { PG_PASSWORD, pgTest, startPostgres, stopPostgresTest } from "./_postgres.ts";
+import { PG_PASSWORD, startPostgres, stopPostgresTest } from "./_postgres.ts";
 import { PostgresDatabase } from "../src/postgres/postgres_database.ts";
 import { PostgresStreamStore } from "../src/postgres/postgres_stream_store.ts";
 import { modernConversationId } from "../src/gateway/modern_conversation_id.ts";
 import type { StreamEvent } from "../src/stream/events.ts";
 import type { Client } from "../src/service/sdk.ts";
-
-const noHaproxy = await haproxyMissing();
-const REQUIRED = Deno.env.get("SPILLWAY_REQUIRE_POSTGRES") === "1";
-
-/** `pgTest`, also ignored (its name saying why) without HAProxy. */
-function balancedTest(name: string, fn: () => Promise<void>): void {
-  if (noHaproxy !== undefined && !REQUIRED) {
-    Deno.test({ name: `${name} (ignored: ${noHaproxy})`, ignore: true, fn });
-    return;
-  }
-  pgTest(name, fn);
-}
 
 /** A fresh database of the file's server, three gateways on it, HAProxy without stickiness. */
 async function fleet(): Promise<

@@ -14,9 +14,9 @@ import { Buffer } from "node:buffer";
 import type { ServeProcess } from "./gateway_fixtures.ts";
 import { textOf } from "./gateway_fixtures.ts";
 import {
+  balancedTest,
   type Balancer,
   gatewayClient,
-  haproxyMissing,
   startGateways,
   startHaproxy,
 } from "./_gateways.ts";
@@ -24,18 +24,6 @@ import { PG_PASSWORD, pgTest, startPostgres, stopPostgresTest } from "./_postgre
 import { PostgresDatabase } from "../src/postgres/postgres_database.ts";
 import { PostgresStreamStore } from "../src/postgres/postgres_stream_store.ts";
 import type { Client } from "../src/service/sdk.ts";
-
-const noHaproxy = await haproxyMissing();
-const REQUIRED = Deno.env.get("SPILLWAY_REQUIRE_POSTGRES") === "1";
-
-/** `pgTest`, also ignored (its name saying why) without HAProxy. */
-function balancedTest(name: string, fn: () => Promise<void>): void {
-  if (noHaproxy !== undefined && !REQUIRED) {
-    Deno.test({ name: `${name} (ignored: ${noHaproxy})`, ignore: true, fn });
-    return;
-  }
-  pgTest(name, fn);
-}
 
 /** The pid of the gateway a client's calls reach. */
 async function gatewayOf(client: Client): Promise<string> {
