@@ -213,7 +213,7 @@ balancedTest(
       return client;
     };
     try {
-      const agent = await connect("agent");
+      let agent = await connect("agent");
       // Each gateway's call ids carry its tag: learned from the `pid` calls it answers.
       const pids = new Set<string>();
       while (pids.size < 3) pids.add(textOf(await agent.callTool({ name: "pid", arguments: {} })));
@@ -250,6 +250,7 @@ balancedTest(
       const attempts: string[] = [];
       const failures: string[] = [];
       let stop = false;
+      let reconnecting: Promise<void> | undefined;
       const workers = Array.from({ length: 3 }, async (_, w) => {
         for (let j = 0; !stop; j++) {
           for (let attempt = 0;; attempt++) {
@@ -265,6 +266,16 @@ balancedTest(
             } catch (error) {
               failures.push(`${text}: ${(error as Error).message}`);
               assert.ok(attempt < 6, failures.join("\n"));
+              // The SDK client gives up its connection when a stream it was reading
+              // broke (the gateway died mid-answer): the agent connects again, once.
+              if (/Connection closed|Not connected/.test((error as Error).message)) {
+                const broken = agent;
+                reconnecting ??= connect("agent").then((client) => {
+                  if (agent === broken) agent = client;
+                  reconnecting = undefined;
+                });
+                await reconnecting;
+              }
             }
           }
         }
